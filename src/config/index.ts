@@ -1,0 +1,101 @@
+// Every setting of the service, read from the environment once, validated, and passed down from here.
+import path from 'node:path';
+import { z } from 'zod';
+import { projectRoot } from './paths.js';
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(z.string().url().optional());
+
+const flag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const EnvSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().default(''),
+  DATABASE_URL: optionalUrl,
+  READ_DATABASE_URL: optionalUrl,
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  REDIS_URL: optionalUrl,
+  API_KEY_PEPPER: z.string().default(''),
+  TRUST_PROXY: z.string().default(''),
+  SAMPLE_ENTITIES: z.coerce.number().int().min(100).default(25_000),
+  SAMPLE_SEED: z.coerce.number().int().default(1),
+  SAMPLE_DAYS: z.coerce.number().int().min(1).max(90).default(15),
+  SEED_SAMPLE: flag.default(true),
+  SCHEDULER: flag.default(true),
+});
+
+export type Env = z.input<typeof EnvSchema>;
+
+export interface Config {
+  readonly env: string;
+  readonly production: boolean;
+  readonly host: string;
+  readonly port: number;
+  readonly logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  /** Where the embedded PostgreSQL, generated sample files and local secrets live. */
+  readonly dataDir: string;
+  /** Absent: the service runs its own embedded PostgreSQL under `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly readDatabaseUrl: string | undefined;
+  readonly dbPoolSize: number;
+  /** 0 picks a free port. */
+  readonly embeddedPgPort: number;
+  readonly redisUrl: string | undefined;
+  /** Empty: generated and kept under `dataDir` (embedded mode only; production requires it). */
+  readonly apiKeyPepper: string;
+  /** Fastify's `trustProxy`: false for none, true for any, a hop count as a function, or addresses/CIDRs. */
+  readonly trustProxy: boolean | string | ((address: string, hop: number) => boolean);
+  readonly sample: { readonly entities: number; readonly seed: number; readonly days: number; readonly enabled: boolean };
+  readonly schedulerEnabled: boolean;
+}
+
+function parseTrustProxy(raw: string): Config['trustProxy'] {
+  const v = raw.trim();
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    return (_address, hop) => hop < hops;
+  }
+  return v;
+}
+
+/** Builds the configuration from an environment (process.env by default). Throws on invalid values. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+  const config: Config = {
+    env: e.NODE_ENV,
+    production,
+    host: e.HOST,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    dataDir: path.resolve(e.DATA_DIR || path.join(projectRoot, '.data')),
+    databaseUrl: e.DATABASE_URL,
+    readDatabaseUrl: e.READ_DATABASE_URL,
+    dbPoolSize: e.DB_POOL_SIZE,
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    redisUrl: e.REDIS_URL,
+    apiKeyPepper: e.API_KEY_PEPPER,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    sample: { entities: e.SAMPLE_ENTITIES, seed: e.SAMPLE_SEED, days: e.SAMPLE_DAYS, enabled: e.SEED_SAMPLE },
+    schedulerEnabled: e.SCHEDULER,
+  };
+  if (production && !config.databaseUrl) throw new Error('invalid configuration: DATABASE_URL is required in production');
+  if (production && !config.apiKeyPepper) throw new Error('invalid configuration: API_KEY_PEPPER is required in production');
+  return Object.freeze(config);
+}

@@ -1,0 +1,39 @@
+// The service's database: the configured PostgreSQL, or the embedded one, migrated and pooled.
+import type { Config } from '../config/index.js';
+import { startEmbedded } from './embedded.js';
+import { migrate } from './migrate.js';
+import { createPool, type Pool } from './pool.js';
+
+export interface Database {
+  /** Writes and consistent reads (the primary). */
+  readonly pool: Pool;
+  /** Reads that may lag a little (a replica when READ_DATABASE_URL is set, else the primary). */
+  readonly readPool: Pool;
+  readonly embedded: boolean;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(config: Config, opts: { poolSize?: number } = {}): Promise<Database> {
+  const server = config.databaseUrl ? null : await startEmbedded(config.dataDir, { port: config.embeddedPgPort });
+  const url = config.databaseUrl ?? server!.url;
+  const size = opts.poolSize ?? config.dbPoolSize;
+  const pool = createPool(url, size);
+  try {
+    await migrate(pool);
+  } catch (err) {
+    await pool.end();
+    await server?.stop();
+    throw err;
+  }
+  const readPool = config.readDatabaseUrl ? createPool(config.readDatabaseUrl, size, 'registry-lookup-read') : pool;
+  return {
+    pool,
+    readPool,
+    embedded: server !== null,
+    async close() {
+      if (readPool !== pool) await readPool.end();
+      await pool.end();
+      await server?.stop();
+    },
+  };
+}

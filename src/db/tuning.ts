@@ -1,0 +1,29 @@
+// Server settings shipped with the embedded PostgreSQL, sized for the machine it runs on.
+import os from 'node:os';
+
+const mib = (bytes: number): string => `${Math.max(1, Math.floor(bytes / 1024 / 1024))}MB`;
+
+/** `name=value` settings passed to the embedded server's command line. */
+export function embeddedServerSettings(): string[] {
+  const ram = os.totalmem();
+  const cores = os.availableParallelism();
+  return [
+    'listen_addresses=127.0.0.1',
+    "unix_socket_directories=''",
+    'max_connections=100',
+    `shared_buffers=${mib(Math.min(ram / 4, 8 * 1024 ** 3))}`,
+    `effective_cache_size=${mib((ram * 3) / 4)}`,
+    `maintenance_work_mem=${mib(Math.min(ram / 16, 2 * 1024 ** 3))}`,
+    'work_mem=32MB',
+    `max_parallel_workers_per_gather=${Math.max(0, Math.min(2, cores - 1))}`,
+    `max_parallel_maintenance_workers=${Math.max(0, Math.min(2, cores - 1))}`,
+    // Short OLTP-style queries: JIT compilation costs more than it saves.
+    'jit=off',
+    'random_page_cost=1.1',
+    'effective_io_concurrency=64',
+    'max_wal_size=8GB',
+    'checkpoint_timeout=15min',
+    'wal_compression=on',
+    'synchronous_commit=on',
+  ];
+}

@@ -1,0 +1,95 @@
+// Byte-exact field decoding: a field is sliced from the raw record first, then decoded on its own,
+// as UTF-8 when it is valid UTF-8 and as Windows-1252 otherwise (real files mix both).
+import type { Field } from './layout.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const cp1252 = new TextDecoder('windows-1252');
+
+/** A record the importer must reject, with the reason reported beside its file and line. */
+export class MalformedRecord extends Error {}
+
+function isAscii(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if ((buf[i] as number) >= 0x80) return false;
+  return true;
+}
+
+/** Length of `bytes` without a UTF-8 sequence cut off at its end (the registry truncates by bytes). */
+function withoutCutSequence(bytes: Uint8Array): number {
+  let i = bytes.length - 1;
+  let back = 0;
+  while (i >= 0 && back < 3 && ((bytes[i] as number) & 0xc0) === 0x80) {
+    i--;
+    back++;
+  }
+  if (i < 0) return bytes.length;
+  const lead = bytes[i] as number;
+  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return need > back + 1 ? i : bytes.length;
+}
+
+/** `filled`: the text runs to the field's last byte, where the registry may have cut a UTF-8 sequence. */
+function decodeBytes(bytes: Uint8Array, filled: boolean): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    const whole = filled ? withoutCutSequence(bytes) : bytes.length;
+    if (whole < bytes.length) {
+      try {
+        return utf8.decode(bytes.subarray(0, whole));
+      } catch {
+        // not UTF-8 after all
+      }
+    }
+    return cp1252.decode(bytes);
+  }
+}
+
+/** The trimmed text of bytes [start, start+len) of `buf` ('' when blank). NUL bytes count as blanks. */
+export function text(buf: Buffer, start: number, len: number): string {
+  let s = start;
+  const end = Math.min(start + len, buf.length);
+  let e = end;
+  while (e > s && (buf[e - 1] === 0x20 || buf[e - 1] === 0x00)) e--;
+  while (s < e && (buf[s] === 0x20 || buf[s] === 0x00)) s++;
+  if (s === e) return '';
+  const raw = isAscii(buf, s, e) ? buf.toString('latin1', s, e) : decodeBytes(buf.subarray(s, e), e === end);
+  return raw.includes('\u0000') ? raw.replace(/\u0000/g, ' ').trim() : raw.trim();
+}
+
+export const field = (buf: Buffer, f: Field, base = 0): string => text(buf, base + f.start, f.len);
+
+/** `text` with runs of inner blanks collapsed (names and addresses). */
+export const words = (buf: Buffer, f: Field, base = 0): string => field(buf, f, base).replace(/\s+/g, ' ');
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+
+/** True when y-m-d is a real calendar date. */
+export function isRealDate(y: number, m: number, d: number): boolean {
+  if (m < 1 || m > 12 || d < 1) return false;
+  const max = m === 2 && isLeap(y) ? 29 : (DAYS_IN_MONTH[m - 1] as number);
+  return d <= max;
+}
+
+/** An `MMDDYYYY` field as `YYYY-MM-DD`; null when blank or all zeros; MalformedRecord when impossible. */
+export function date(buf: Buffer, f: Field, name: string, base = 0): string | null {
+  const raw = field(buf, f, base);
+  if (raw === '' || /^0+$/.test(raw)) return null;
+  const m = /^(\d{2})(\d{2})(\d{4})$/.exec(raw);
+  if (!m) throw new MalformedRecord(`${name}: not a MMDDYYYY date (${JSON.stringify(raw)})`);
+  const [, mm, dd, yyyy] = m as unknown as [string, string, string, string];
+  if (!isRealDate(Number(yyyy), Number(mm), Number(dd)) || Number(yyyy) === 0) {
+    throw new MalformedRecord(`${name}: impossible date ${raw}`);
+  }
+  return `${yyyy}-${mm}-${dd}`;
+}
+
+/** The first five consecutive digits of a messy ZIP field (`33914 USA`, `32771-808`), else null. */
+export function zip5(zip: string): string | null {
+  return /\d{5}/.exec(zip)?.[0] ?? null;
+}
+
+/** The ZIP+4 extension of `32771-8080` or `327718080`, else null. */
+export function zip4(zip: string): string | null {
+  return /^\d{5}-?(\d{4})(?!\d)/.exec(zip)?.[1] ?? null;
+}

@@ -1,0 +1,67 @@
+// Rows in PostgreSQL's COPY text format, written through pg-copy-streams with backpressure.
+import { once } from 'node:events';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+
+export type CopyValue = string | number | boolean | null | undefined | readonly string[] | object;
+
+function escape(s: string): string {
+  return /[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')) : s;
+}
+
+/** A text[] literal; every element quoted, since a bare NULL would be a null element. */
+function arrayLiteral(items: readonly string[]): string {
+  return `{${items.map((i) => `"${i.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+}
+
+function encode(v: CopyValue): string {
+  if (v === null || v === undefined) return '\\N';
+  if (typeof v === 'string') return escape(v);
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'boolean') return v ? 't' : 'f';
+  if (Array.isArray(v)) return escape(arrayLiteral(v as string[]));
+  return escape(JSON.stringify(v));
+}
+
+export function copyRow(values: readonly CopyValue[]): string {
+  return `${values.map(encode).join('\t')}\n`;
+}
+
+/** A COPY ... FROM STDIN in progress: write rows, then `end()` to commit the stream. */
+export class CopyWriter {
+  private readonly stream: ReturnType<typeof copyFrom>;
+  private buffer = '';
+  private readonly done: Promise<void>;
+  rows = 0;
+
+  constructor(client: pg.PoolClient | pg.Client, sql: string) {
+    this.stream = client.query(copyFrom(sql));
+    this.done = new Promise((resolve, reject) => {
+      this.stream.on('finish', resolve);
+      this.stream.on('error', reject);
+    });
+    // Errors surface through `done`; keep an unhandled rejection from firing before it is awaited.
+    this.done.catch(() => {});
+  }
+
+  /** Queues one row; resolves once the stream can take more. */
+  async write(values: readonly CopyValue[]): Promise<void> {
+    this.buffer += copyRow(values);
+    this.rows++;
+    if (this.buffer.length >= 1 << 18) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.buffer === '') return;
+    const ok = this.stream.write(this.buffer);
+    this.buffer = '';
+    if (!ok) await Promise.race([once(this.stream, 'drain'), this.done]);
+  }
+
+  async end(): Promise<number> {
+    await this.flush();
+    this.stream.end();
+    await this.done;
+    return this.rows;
+  }
+}

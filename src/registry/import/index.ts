@@ -1,0 +1,145 @@
+// `registry import`: applies registry files in date order, each once (by name and checksum).
+// Snapshots are swapped in whole; a daily file is applied in one transaction.
+import type pg from 'pg';
+import { inTransaction } from '../../db/pool.js';
+import { datasetCounts, type DatasetCounts } from '../dataset.js';
+import { parseCorporate, parseEvent } from '../parse.js';
+import { applyCorporateChanges, applyEventChanges, openChangeSet, type ChangeCounts } from './changes.js';
+import { silentProgress, type Progress } from './progress.js';
+import { readRecords, type ReadStats, type Reject } from './read.js';
+import { entityRow, eventRow, officerRows } from './rows.js';
+import { loadSnapshot } from './snapshot.js';
+import { checksum, discover, type SourceFile } from './sources.js';
+
+const IMPORT_LOCK = 7_310_002;
+const REJECTS_SHOWN = 20;
+
+export interface FileSummary {
+  file: string;
+  kind: SourceFile['kind'];
+  file_date: string;
+  status: 'imported' | 'already_imported';
+  records_read: number;
+  records_loaded: number;
+  records_updated: number;
+  records_skipped_older: number;
+  records_rejected: number;
+  rejects: Reject[];
+  elapsed_ms: number;
+}
+
+export interface ImportSummary {
+  files: FileSummary[];
+  ignored: string[];
+  totals: { files_imported: number; records_read: number; records_loaded: number; records_updated: number; records_skipped_older: number; records_rejected: number };
+  dataset: DatasetCounts;
+}
+
+export interface ImportOptions {
+  progress?: Progress;
+  log?: (line: string) => void;
+}
+
+interface Outcome extends ChangeCounts, ReadStats {}
+
+async function recordImport(client: pg.PoolClient, file: SourceFile, sum: string, startedAt: Date, o: Outcome): Promise<void> {
+  await client.query(
+    `INSERT INTO imports (file_name, kind, file_date, checksum, size_bytes, started_at, finished_at,
+       records_read, records_loaded, records_updated, records_rejected, rejects)
+     VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp(), $7, $8, $9, $10, $11)`,
+    [file.name, file.kind, file.fileDate, sum, file.size, startedAt, o.read, o.loaded, o.updated, o.rejected, JSON.stringify(o.rejects)],
+  );
+  await client.query(
+    `UPDATE dataset_state SET version = version + 1, last_import_at = clock_timestamp(),
+       snapshot_date = CASE WHEN $2 THEN $1::date ELSE snapshot_date END,
+       newest_file_date = greatest(newest_file_date, $1::date)`,
+    [file.fileDate, file.kind === 'quarterly_corporate' && file.fullLoad],
+  );
+}
+
+/** A loose file: its records as one change set, applied in one transaction. */
+async function applyChanges(pool: pg.Pool, file: SourceFile, sum: string, startedAt: Date, progress: Progress): Promise<Outcome> {
+  const corporate = file.kind === 'quarterly_corporate' || file.kind === 'daily_corporate';
+  return inTransaction(pool, async (client) => {
+    const writer = await openChangeSet(client, corporate ? 'corporate' : 'events');
+    progress.start(`applying ${file.name}`, file.contentBytes);
+    let stats: ReadStats;
+    try {
+      stats = corporate
+        ? await readRecords(file, parseCorporate, async (r, ord) => {
+            await writer.entity(entityRow(r, null, file.fileDate), ord);
+            for (const o of officerRows(r, null)) await writer.officer(o, ord);
+          }, progress)
+        : await readRecords(file, parseEvent, (e, ord) => writer.event(eventRow(e, file.fileDate), ord), progress);
+      await writer.end();
+    } finally {
+      progress.stop();
+    }
+    const counts = corporate ? await applyCorporateChanges(client, 'registry') : await applyEventChanges(client, 'registry');
+    const outcome = { ...stats, ...counts };
+    await recordImport(client, file, sum, startedAt, outcome);
+    return outcome;
+  });
+}
+
+export async function importFiles(pool: pg.Pool, paths: readonly string[], opts: ImportOptions = {}): Promise<ImportSummary> {
+  const progress = opts.progress ?? silentProgress;
+  const log = opts.log ?? (() => {});
+  const { files, ignored } = await discover(paths);
+  const lock = await pool.connect();
+  const summaries: FileSummary[] = [];
+  try {
+    const { rows } = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [IMPORT_LOCK]);
+    if (!rows[0]?.ok) {
+      log('another import is running; waiting for it to finish');
+      await lock.query('SELECT pg_advisory_lock($1)', [IMPORT_LOCK]);
+    }
+    for (const file of files) {
+      const started = Date.now();
+      const startedAt = new Date(started);
+      const sum = await checksum(file.path);
+      const seen = await pool.query('SELECT 1 FROM imports WHERE file_name = $1 AND checksum = $2', [file.name, sum]);
+      const base = { file: file.path, kind: file.kind, file_date: file.fileDate };
+      if (seen.rowCount) {
+        log(`${file.name}: already imported, skipped`);
+        summaries.push({ ...base, status: 'already_imported', records_read: 0, records_loaded: 0, records_updated: 0, records_skipped_older: 0, records_rejected: 0, rejects: [], elapsed_ms: Date.now() - started });
+        continue;
+      }
+      const o: Outcome = file.fullLoad
+        ? await loadSnapshot(pool, file, progress, (client, r) =>
+            recordImport(client, file, sum, startedAt, { ...r, updated: 0, skippedOlder: 0 }),
+          ).then((r) => ({ ...r, updated: 0, skippedOlder: 0 }))
+        : await applyChanges(pool, file, sum, startedAt, progress);
+      for (const r of o.rejects.slice(0, REJECTS_SHOWN)) log(`rejected ${r.file} line ${r.line}: ${r.reason}`);
+      log(`${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ${o.skippedOlder} older than stored, ${o.rejected} rejected`);
+      summaries.push({
+        ...base,
+        status: 'imported',
+        records_read: o.read,
+        records_loaded: o.loaded,
+        records_updated: o.updated,
+        records_skipped_older: o.skippedOlder,
+        records_rejected: o.rejected,
+        rejects: o.rejects.slice(0, REJECTS_SHOWN),
+        elapsed_ms: Date.now() - started,
+      });
+    }
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [IMPORT_LOCK]).catch(() => {});
+    lock.release();
+  }
+  const sum = (k: keyof FileSummary): number => summaries.reduce((n, s) => n + (s[k] as number), 0);
+  return {
+    files: summaries,
+    ignored,
+    totals: {
+      files_imported: summaries.filter((s) => s.status === 'imported').length,
+      records_read: sum('records_read'),
+      records_loaded: sum('records_loaded'),
+      records_updated: sum('records_updated'),
+      records_skipped_older: sum('records_skipped_older'),
+      records_rejected: sum('records_rejected'),
+    },
+    dataset: await datasetCounts(pool),
+  };
+}

@@ -1,0 +1,106 @@
+// Name and address normalization, shared by the importer (what is indexed) and the search (what is
+// asked), so that both sides always agree: case, accents and punctuation are ignored, legal suffixes
+// are spelled one way, and the weak words (legal suffixes, THE/AND/OF) are kept apart from the words
+// that must match.
+
+/** Multi-word legal forms, longest first, rewritten to their short form. */
+const LEGAL_PHRASES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\bPROFESSIONAL LIMITED LIABILITY COMPANY\b/g, 'PLLC'],
+  [/\bLIMITED LIABILITY LIMITED PARTNERSHIP\b/g, 'LLLP'],
+  [/\bLIMITED LIABILITY PARTNERSHIP\b/g, 'LLP'],
+  [/\bLIMITED LIABILITY COMPANY\b/g, 'LLC'],
+  [/\bLIMITED LIABILITY CO\b/g, 'LLC'],
+  [/\bLIMITED PARTNERSHIP\b/g, 'LP'],
+  [/\bPROFESSIONAL ASSOCIATION\b/g, 'PA'],
+  [/\bPROFESSIONAL CORPORATION\b/g, 'PC'],
+  // Spaced initials: "L L C", "P A", "L P".
+  [/\bP L L C\b/g, 'PLLC'],
+  [/\bL L L P\b/g, 'LLLP'],
+  [/\bL L C\b/g, 'LLC'],
+  [/\bL L P\b/g, 'LLP'],
+  [/\bL P\b/g, 'LP'],
+  [/\bP A\b/g, 'PA'],
+  [/\bP L\b/g, 'PL'],
+];
+
+const LEGAL_WORDS: Readonly<Record<string, string>> = {
+  INCORPORATED: 'INC',
+  CORPORATION: 'CORP',
+  COMPANY: 'CO',
+  LIMITED: 'LTD',
+};
+
+/** Words that never decide a match: legal forms and the commonest function words. */
+const WEAK_WORDS = new Set(['LLC', 'INC', 'CORP', 'CO', 'LTD', 'PA', 'PL', 'LP', 'LLP', 'LLLP', 'PLLC', 'PC', 'THE', 'AND', 'OF']);
+
+/**
+ * Upper case, accents stripped, `&` read as AND, apostrophes and periods dropped inside words
+ * (`L.L.C.` is `LLC`, `O'Brien` is `OBRIEN`), every other symbol a word break, single spaces.
+ */
+export function normalizeText(input: string): string {
+  return input
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toUpperCase()
+    .replace(/&/g, ' AND ')
+    .replace(/['’`.]/g, '')
+    .replace(/[^A-Z0-9]+/g, ' ')
+    .trim();
+}
+
+/** A normalized name: legal forms canonical (`INCORPORATED` is `INC`, `L L C` is `LLC`). */
+export function normalizeName(input: string): string {
+  let s = normalizeText(input);
+  for (const [pattern, short] of LEGAL_PHRASES) s = s.replace(pattern, short);
+  return s
+    .split(' ')
+    .map((w) => LEGAL_WORDS[w] ?? w)
+    .join(' ');
+}
+
+export interface NameKey {
+  /** The whole normalized name, legal form included. */
+  readonly norm: string;
+  /** The normalized name without weak words: what exact and prefix matching compare. */
+  readonly core: string;
+  /** The distinct words of `core`: what word matching needs to find. */
+  readonly words: string[];
+}
+
+export function nameKey(input: string): NameKey {
+  const norm = normalizeName(input);
+  const coreWords = norm.split(' ').filter((w) => w !== '' && !WEAK_WORDS.has(w));
+  // A name made only of weak words ("THE CO") keeps them, so it stays findable.
+  const kept = coreWords.length > 0 ? coreWords : norm.split(' ').filter((w) => w !== '');
+  return { norm, core: kept.join(' '), words: [...new Set(kept)] };
+}
+
+/** The words of a person's name in a fixed order, so either word order gives the same key. */
+export function sortedWords(words: readonly string[]): string {
+  return [...words].sort().join(' ');
+}
+
+/** USPS standard abbreviations, so `123 Main Street` and `123 MAIN ST` are the same address. */
+const ADDRESS_WORDS: Readonly<Record<string, string>> = {
+  STREET: 'ST', AVENUE: 'AVE', AV: 'AVE', BOULEVARD: 'BLVD', ROAD: 'RD', DRIVE: 'DR', LANE: 'LN', COURT: 'CT',
+  PLACE: 'PL', TERRACE: 'TER', CIRCLE: 'CIR', HIGHWAY: 'HWY', PARKWAY: 'PKWY', TRAIL: 'TRL', SQUARE: 'SQ',
+  SUITE: 'STE', APARTMENT: 'APT', BUILDING: 'BLDG', FLOOR: 'FL', NORTH: 'N', SOUTH: 'S', EAST: 'E', WEST: 'W',
+  NORTHEAST: 'NE', NORTHWEST: 'NW', SOUTHEAST: 'SE', SOUTHWEST: 'SW',
+};
+
+/** An address's normalized form: the text rules plus USPS abbreviations, without legal-form rewriting. */
+export function addressKey(input: string): { norm: string; words: string[] } {
+  const norm = normalizeText(input)
+    .split(' ')
+    .map((w) => ADDRESS_WORDS[w] ?? w)
+    .join(' ');
+  const words = norm.split(' ').filter((w) => w !== '');
+  return { norm, words: [...new Set(words)] };
+}
+
+/** A person's name: the text rules only (no legal forms), its words in any order. */
+export function personKey(input: string): { norm: string; sorted: string; words: string[] } {
+  const norm = normalizeText(input);
+  const all = norm.split(' ').filter((w) => w !== '');
+  return { norm, sorted: sortedWords(all), words: [...new Set(all)] };
+}
