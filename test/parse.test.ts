@@ -1,26 +1,10 @@
-// The record parsers on hand-built records. Offsets below are the spec's own 1-based numbers
-// (registry-files.md), not layout.ts's, so a wrong offset there cannot hide here.
+// The record parsers on hand-built records, written at the spec's own 1-based offsets.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MalformedRecord } from '../src/registry/decode.js';
 import { parseCorporate, parseEvent } from '../src/registry/parse.js';
 import { lines } from '../src/registry/import/lines.js';
-
-/** A blank record of `size` bytes with `fields` written at their 1-based start (raw Buffers are written as is). */
-function record(size: number, fields: Array<[number, string | Buffer]>, filler = 0x20): Buffer {
-  const buf = Buffer.alloc(size, 0x20);
-  if (size === 1440) buf.fill(filler, 1436);
-  for (const [start, value] of fields) {
-    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
-    bytes.copy(buf, start - 1);
-  }
-  return buf;
-}
-
-const person = (last: string, first: string, middle: string, suffix: string): string =>
-  last.padEnd(20) + first.padEnd(14) + middle.padEnd(1) + suffix.padEnd(7);
-
-const slot = (k: number): number => 669 + 128 * (k - 1);
+import { person, record, slot } from './support/records.js';
 
 function fullRecord(extra: Array<[number, string | Buffer]> = []): Buffer {
   return record(1440, [

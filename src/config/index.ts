@@ -6,7 +6,8 @@ import { projectRoot } from './paths.js';
 const optionalUrl = z
   .string()
   .trim()
-  .transform((v) => (v === '' ? undefined : v))
+  .optional()
+  .transform((v) => (v ? v : undefined))
   .pipe(z.string().url().optional());
 
 const flag = z

@@ -10,7 +10,8 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
 export function createPool(url: string, max: number, applicationName = 'registry-lookup'): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, application_name: applicationName });
+  // An explicit search_path: the default "$user" would pick a schema named like the login role.
+  const pool = new pg.Pool({ connectionString: url, max, application_name: applicationName, options: '-c search_path=public' });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   return pool;

@@ -9,7 +9,8 @@ export function embeddedServerSettings(): string[] {
   const cores = os.availableParallelism();
   return [
     'listen_addresses=127.0.0.1',
-    "unix_socket_directories=''",
+    // TCP on loopback only: no socket file to collide with the machine's own PostgreSQL.
+    'unix_socket_directories=',
     'max_connections=100',
     `shared_buffers=${mib(Math.min(ram / 4, 8 * 1024 ** 3))}`,
     `effective_cache_size=${mib((ram * 3) / 4)}`,
