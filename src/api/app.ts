@@ -1,23 +1,96 @@
-// The HTTP application: one Fastify instance with the health routes and the versioned API.
+// The HTTP application: health routes, the operation table as REST under /v1 and /api/v1 (and the
+// keyless routes), one error envelope for everything, request ids and request logs.
 import Fastify, { type FastifyInstance } from 'fastify';
+import { Gate } from '../accounts/gate.js';
+import { RequestLog } from '../accounts/request-log.js';
+import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Database } from '../db/index.js';
+import { MemoryRateLimiter, type RateLimiter } from '../limits/index.js';
+import { ApiError, internalError } from './errors.js';
+import { newRequestId } from './ids.js';
+import { OPERATIONS } from './operations/index.js';
+import { KEYLESS_OPERATIONS } from './operations/keyless.js';
+import { Pipeline } from './pipeline.js';
+import { errorReply, registerRest } from './rest.js';
+import { createServices, type Services } from './services.js';
 
 export interface AppDeps {
   readonly config: Config;
   readonly db: Database;
+  readonly pepper: string;
+  readonly clock?: Clock;
+  readonly limiter?: RateLimiter;
 }
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export interface App {
+  readonly http: FastifyInstance;
+  readonly services: Services;
+  readonly gate: Gate;
+  readonly pipeline: Pipeline;
+  readonly requestLog: RequestLog;
+}
+
+/** Request paths that are part of the API (logged, enveloped); health routes are not. */
+const API_PATH = /^\/(v1|api\/v1|mcp)(\/|$|\?)/;
+
+export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, db } = deps;
-  const app = Fastify({
-    logger: { level: config.logLevel },
+  const clock = deps.clock ?? systemClock;
+  const http = Fastify({
+    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
     trustProxy: config.trustProxy,
     disableRequestLogging: true,
+    genReqId: newRequestId,
+    // Never trust a caller's request id: ours are unique and say where they came from.
+    requestIdHeader: false,
+  });
+  const services = createServices(db, clock);
+  const gate = new Gate(db.pool, deps.pepper, clock);
+  const limiter = deps.limiter ?? new MemoryRateLimiter(clock);
+  const pipeline = new Pipeline({ gate, limiter, clock, services, log: http.log });
+  const requestLog = new RequestLog(db.pool, (err) => http.log.error({ err }, 'writing request logs failed'));
+
+  http.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  http.addHook('onResponse', async (req, reply) => {
+    if (!API_PATH.test(req.url)) return;
+    const call = req.call;
+    requestLog.add({
+      request_id: req.id,
+      at: new Date(clock.now().getTime() - reply.elapsedTime),
+      workspace_id: call?.workspaceId ?? null,
+      key_id: call?.keyId ?? null,
+      surface: call?.surface ?? (req.url.startsWith('/mcp') ? 'mcp' : 'rest'),
+      method: req.method,
+      // The route's pattern, never the raw URL (whose query could hold an `api_key`).
+      route: req.routeOptions.url ?? 'unmatched',
+      status: reply.statusCode,
+      duration_ms: reply.elapsedTime,
+      credits: call?.credits ?? 0,
+      client_ip: req.ip,
+    });
+  });
+  http.addHook('onClose', async () => {
+    await requestLog.flush();
+    await limiter.close();
   });
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_req, reply) => {
+  http.setNotFoundHandler((req, reply) =>
+    errorReply(reply, req.id, new ApiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. See /v1/openapi.json.`)),
+  );
+  http.setErrorHandler((err: { statusCode?: number; message?: string }, req, reply) => {
+    const status = err.statusCode ?? 500;
+    if (status >= 500) {
+      req.log.error({ err, request_id: req.id }, 'request failed');
+      return errorReply(reply, req.id, internalError());
+    }
+    return errorReply(reply, req.id, new ApiError('bad_request', err.message ?? 'Bad request.'));
+  });
+
+  http.get('/healthz', async () => ({ status: 'ok' }));
+  http.get('/readyz', async (_req, reply) => {
     try {
       await db.readPool.query('SELECT 1');
       return { status: 'ready' };
@@ -25,5 +98,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return reply.code(503).send({ status: 'unavailable', reason: 'database does not answer' });
     }
   });
-  return app;
+  registerRest(http, [...OPERATIONS, ...KEYLESS_OPERATIONS], pipeline);
+  return { http, services, gate, pipeline, requestLog };
 }

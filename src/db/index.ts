@@ -1,6 +1,8 @@
 // The service's database: the configured PostgreSQL, or the embedded one, migrated and pooled.
 import type { Config } from '../config/index.js';
 import { startEmbedded } from './embedded.js';
+import { syncPlans } from '../accounts/plans.js';
+import { syncZipCounties } from '../registry/counties.js';
 import { migrate } from './migrate.js';
 import { createPool, type Pool } from './pool.js';
 
@@ -13,13 +15,20 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Migrations, then the reference tables written from the code and data files that define them. */
+export async function prepareDatabase(pool: Pool): Promise<void> {
+  await migrate(pool);
+  await syncPlans(pool);
+  await syncZipCounties(pool);
+}
+
 export async function openDatabase(config: Config, opts: { poolSize?: number } = {}): Promise<Database> {
   const server = config.databaseUrl ? null : await startEmbedded(config.dataDir, { port: config.embeddedPgPort });
   const url = config.databaseUrl ?? server!.url;
   const size = opts.poolSize ?? config.dbPoolSize;
   const pool = createPool(url, size);
   try {
-    await migrate(pool);
+    await prepareDatabase(pool);
   } catch (err) {
     await pool.end();
     await server?.stop();

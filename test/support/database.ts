@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { projectRoot } from '../../src/config/paths.js';
 import { startEmbedded, type EmbeddedServer } from '../../src/db/embedded.js';
-import { migrate } from '../../src/db/migrate.js';
+import { prepareDatabase } from '../../src/db/index.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
 
 export const TEMPLATE_ENV = 'TEST_TEMPLATE_URL';
@@ -40,7 +40,7 @@ export async function createTemplate(adminUrl: string): Promise<string> {
   const url = withDatabase(adminUrl, name);
   const pool = createPool(url, 1);
   try {
-    await migrate(pool);
+    await prepareDatabase(pool);
   } finally {
     await pool.end();
   }

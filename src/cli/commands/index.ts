@@ -1,8 +1,9 @@
 // Every command of the `registry` CLI, registered in the order `--help` lists them.
 import type { Command } from 'commander';
+import { registerAccounts } from './accounts.js';
 import { registerGenerate } from './generate.js';
 import { registerImport } from './import.js';
 import { registerServe } from './serve.js';
 import { registerStatus } from './status.js';
 
-export const commands: ReadonlyArray<(program: Command) => void> = [registerServe, registerGenerate, registerImport, registerStatus];
+export const commands: ReadonlyArray<(program: Command) => void> = [registerServe, registerGenerate, registerImport, registerStatus, registerAccounts];

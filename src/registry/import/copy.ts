@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 
-export type CopyValue = string | number | boolean | null | undefined | readonly string[] | object;
+/** A column value; arrays are text[] (JSON columns take their JSON text as a string). */
+export type CopyValue = string | number | boolean | null | undefined | readonly string[];
 
 function escape(s: string): string {
   return /[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')) : s;
@@ -19,8 +20,7 @@ function encode(v: CopyValue): string {
   if (typeof v === 'string') return escape(v);
   if (typeof v === 'number') return String(v);
   if (typeof v === 'boolean') return v ? 't' : 'f';
-  if (Array.isArray(v)) return escape(arrayLiteral(v as string[]));
-  return escape(JSON.stringify(v));
+  return escape(arrayLiteral(v as readonly string[]));
 }
 
 export function copyRow(values: readonly CopyValue[]): string {
@@ -56,6 +56,13 @@ export class CopyWriter {
     const ok = this.stream.write(this.buffer);
     this.buffer = '';
     if (!ok) await Promise.race([once(this.stream, 'drain'), this.done]);
+  }
+
+  /** Abandons the COPY (the server gets CopyFail), so the connection can roll back. */
+  async abort(reason: Error): Promise<void> {
+    this.buffer = '';
+    this.stream.destroy(reason);
+    await this.done.catch(() => {});
   }
 
   async end(): Promise<number> {

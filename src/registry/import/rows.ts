@@ -46,7 +46,7 @@ export function entityRow(r: CorporateRecord, id: number | null, sourceDate: str
     r.moreThanSixOfficers, r.lastTransactionDate, orNull(r.stateOfFormation),
     orNull(p.addr1), orNull(p.addr2), orNull(p.city), orNull(p.state), orNull(p.zip), p.zip5, p.zip4, orNull(p.country),
     orNull(m.addr1), orNull(m.addr2), orNull(m.city), orNull(m.state), orNull(m.zip), orNull(m.country),
-    r.annualReports.map((a) => ({ year: a.year, filed_date: a.filedDate })),
+    JSON.stringify(r.annualReports.map((a) => ({ year: a.year, filed_date: a.filedDate }))),
     r.agent?.name.display ?? null, r.agent ? orNull(r.agent.name.type) : null, r.agent ? orNull(r.agent.addr) : null,
     r.agent ? orNull(r.agent.city) : null, r.agent ? orNull(r.agent.state) : null, r.agent ? orNull(r.agent.zip) : null,
     r.agent?.zip5 ?? null, agentKey?.norm ?? null, agentKey?.words ?? [],

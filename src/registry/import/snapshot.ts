@@ -114,8 +114,8 @@ async function runConcurrently(pool: pg.Pool, statements: string[], width = 2): 
 
 async function copyRecords(pool: pg.Pool, unit: Unit, file: SourceFile, progress: Progress): Promise<ReadStats> {
   const clients = await Promise.all(unit.copied.map(() => pool.connect()));
+  const writers: CopyWriter[] = [];
   try {
-    const writers: CopyWriter[] = [];
     for (const [i, { table, columns }] of unit.copied.entries()) {
       const client = clients[i]!;
       await client.query('BEGIN');
@@ -129,6 +129,8 @@ async function copyRecords(pool: pg.Pool, unit: Unit, file: SourceFile, progress
     }
     return stats;
   } catch (err) {
+    // A connection in COPY mode takes no ROLLBACK until its COPY is abandoned.
+    await Promise.all(writers.map((w) => w.abort(err instanceof Error ? err : new Error(String(err)))));
     await Promise.all(clients.map((c) => c.query('ROLLBACK').catch(() => {})));
     throw err;
   } finally {

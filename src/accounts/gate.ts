@@ -1,0 +1,88 @@
+// The accounts side of a request: who calls (authentication), whether their plan lets them, and
+// the credit reserved before the handler runs and settled after. One round trip each, both in SQL
+// (src/db/migrations/003_accounts.sql) so that concurrent requests and instances stay exact.
+import type pg from 'pg';
+import type { Clock } from '../clock.js';
+import { hashKey, type KeyKind } from './keys.js';
+import { TEST_KEY_MONTHLY_CREDITS, TRIAL_CAP, TRIAL_DAYS, type PlanSlug, type Surface } from './plans.js';
+
+export interface Caller {
+  readonly workspaceId: string;
+  readonly keyId: string;
+  readonly keyKind: KeyKind;
+  readonly plan: PlanSlug;
+  readonly perMinute: number;
+}
+
+export type GateOutcome = 'ok' | 'unauthorized' | 'rest_disabled' | 'mcp_disabled' | 'forbidden' | 'payment_required' | 'quota_exhausted';
+
+export interface GateResult {
+  readonly outcome: GateOutcome;
+  readonly caller: Caller | null;
+  /** The ledger entry of the reserved credit, to settle. */
+  readonly reservation: number | null;
+  readonly creditBalance: number | null;
+  /** Seconds to the next cycle, when the monthly quota is exhausted. */
+  readonly retryAfter: number | null;
+}
+
+export interface GateRequest {
+  readonly key: string;
+  readonly surface: Surface;
+  /** Reserve a credit (a metered call whose parameters are valid). */
+  readonly reserve: boolean;
+  readonly leadFeed: boolean;
+  readonly csv: boolean;
+  readonly requestId: string;
+}
+
+interface GateRow {
+  outcome: GateOutcome;
+  workspace_id: string | null;
+  key_id: string | null;
+  key_kind: KeyKind | null;
+  plan: PlanSlug | null;
+  per_minute: number | null;
+  ledger_id: number | null;
+  credit_balance: number | null;
+  retry_after: number | null;
+}
+
+/** Reservations older than this belong to a request that died; the sweeper releases them. */
+export const RESERVATION_TIMEOUT_MS = 5 * 60 * 1000;
+
+export class Gate {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly pepper: string,
+    private readonly clock: Clock,
+  ) {}
+
+  async check(req: GateRequest): Promise<GateResult> {
+    const { rows } = await this.pool.query<GateRow>({
+      name: 'api_gate',
+      text: 'SELECT * FROM api_gate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+      values: [hashKey(req.key, this.pepper), req.surface, req.reserve, req.leadFeed, req.csv, this.clock.now(), req.requestId, TRIAL_DAYS, TRIAL_CAP, TEST_KEY_MONTHLY_CREDITS],
+    });
+    const r = rows[0]!;
+    const caller: Caller | null = r.workspace_id
+      ? { workspaceId: r.workspace_id, keyId: r.key_id!, keyKind: r.key_kind!, plan: r.plan!, perMinute: r.per_minute! }
+      : null;
+    return { outcome: r.outcome, caller, reservation: r.ledger_id, creditBalance: r.credit_balance, retryAfter: r.retry_after };
+  }
+
+  /** Keeps the reserved credit (`release` false: the call was served, or answered 404) or refunds it. */
+  async settle(reservation: number, release: boolean): Promise<void> {
+    await this.pool.query({ name: 'api_settle', text: 'SELECT api_settle($1, $2, $3)', values: [reservation, release, this.clock.now()] });
+  }
+
+  /** Releases the reservations of requests that never finished (a process that died mid-request). */
+  async sweep(): Promise<number> {
+    const now = this.clock.now();
+    const { rows } = await this.pool.query<{ n: number }>(
+      `SELECT count(*) FILTER (WHERE api_settle(ledger_id, true, $1)) AS n FROM credit_reservations WHERE created_at < $2`,
+      [now, new Date(now.getTime() - RESERVATION_TIMEOUT_MS)],
+    );
+    return rows[0]?.n ?? 0;
+  }
+}

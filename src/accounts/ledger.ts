@@ -1,0 +1,50 @@
+// Balances read from the ledger, and the check that the fast counters equal the ledger's sums.
+import type pg from 'pg';
+
+export interface Balances {
+  /** Signed sum of every live entry (monthly, packs, overage): negative while overage is unpaid. */
+  balance: number;
+  monthly_remaining: number;
+  packs_remaining: number;
+  overage_unbilled: number;
+  test_remaining: number;
+}
+
+export interface LedgerCheck extends Balances {
+  /** True when every counter equals the ledger's sum for its pool. */
+  consistent: boolean;
+  counters: { monthly_remaining: number; packs_remaining: number; overage_unbilled: number; test_remaining: number };
+}
+
+type Db = pg.Pool | pg.PoolClient;
+
+/** The balances of a workspace recomputed from its ledger, beside the counters the gate uses. */
+export async function ledgerCheck(db: Db, workspace: string): Promise<LedgerCheck> {
+  const { rows } = await db.query<Omit<Balances, 'overage_unbilled'>>(
+    `SELECT
+       coalesce(sum(amount) FILTER (WHERE pool IN ('monthly', 'pack', 'overage')), 0) AS balance,
+       coalesce(sum(amount) FILTER (WHERE pool = 'monthly'), 0) AS monthly_remaining,
+       coalesce(sum(amount) FILTER (WHERE pool = 'pack'), 0) AS packs_remaining,
+       coalesce(sum(amount) FILTER (WHERE pool = 'test'), 0) AS test_remaining
+     FROM credit_ledger WHERE workspace_id = $1`,
+    [workspace],
+  );
+  const { rows: counters } = await db.query<LedgerCheck['counters']>(
+    `SELECT w.monthly_remaining, w.overage_unbilled, w.test_remaining,
+       (SELECT coalesce(sum(remaining), 0) FROM credit_packs p WHERE p.workspace_id = w.id) AS packs_remaining
+     FROM workspaces w WHERE w.id = $1`,
+    [workspace],
+  );
+  const fromLedger = rows[0]!;
+  const c = counters[0]!;
+  return {
+    ...fromLedger,
+    // Billed overage stays in the ledger until paid; what is still to bill is the counter's.
+    overage_unbilled: c.overage_unbilled,
+    counters: c,
+    consistent:
+      c.monthly_remaining === fromLedger.monthly_remaining &&
+      c.packs_remaining === fromLedger.packs_remaining &&
+      c.test_remaining === fromLedger.test_remaining,
+  };
+}

@@ -1,0 +1,75 @@
+// Request logs: one row per request, written in batches off the request path (a log is not money:
+// a crash may lose the last second of rows, never a credit). Kept 30 days; a job purges older rows.
+import type pg from 'pg';
+
+export interface RequestLogRow {
+  request_id: string;
+  at: Date;
+  workspace_id: string | null;
+  key_id: string | null;
+  surface: 'rest' | 'mcp' | 'keyless';
+  method: string;
+  route: string;
+  status: number;
+  duration_ms: number;
+  credits: number;
+  client_ip: string | null;
+}
+
+export const REQUEST_LOG_RETENTION_DAYS = 30;
+
+export class RequestLog {
+  private pending: RequestLogRow[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly onError: (err: unknown) => void,
+    private readonly everyMs = 1000,
+    private readonly batch = 500,
+  ) {}
+
+  add(row: RequestLogRow): void {
+    this.pending.push(row);
+    if (this.pending.length >= this.batch) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.everyMs).unref();
+  }
+
+  /** Writes what is pending; resolves when every row added so far is written. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const rows = this.pending;
+    this.pending = [];
+    if (rows.length === 0) return this.flushing;
+    this.flushing = this.flushing.then(() => this.write(rows)).catch(this.onError);
+    return this.flushing;
+  }
+
+  private async write(rows: RequestLogRow[]): Promise<void> {
+    const col = <K extends keyof RequestLogRow>(k: K): Array<RequestLogRow[K]> => rows.map((r) => r[k]);
+    await this.pool.query(
+      `INSERT INTO request_logs (request_id, at, workspace_id, key_id, surface, method, route, status, duration_ms, credits, client_ip)
+       SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                            $8::int[], $9::real[], $10::int[], $11::text[])
+       ON CONFLICT (request_id) DO NOTHING`,
+      [col('request_id'), col('at'), col('workspace_id'), col('key_id'), col('surface'), col('method'), col('route'), col('status'), col('duration_ms'), col('credits'), col('client_ip')],
+    );
+  }
+}
+
+export async function findRequestLog(pool: pg.Pool, requestId: string): Promise<Record<string, unknown> | null> {
+  const { rows } = await pool.query(
+    `SELECT request_id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, workspace_id, key_id, surface, method, route,
+            status, duration_ms, credits, client_ip
+     FROM request_logs WHERE request_id = $1`,
+    [requestId],
+  );
+  return rows[0] ?? null;
+}
+
+export async function purgeRequestLogs(pool: pg.Pool, now: Date): Promise<number> {
+  const { rowCount } = await pool.query(`DELETE FROM request_logs WHERE at < $1::timestamptz - make_interval(days => $2)`, [now, REQUEST_LOG_RETENTION_DAYS]);
+  return rowCount ?? 0;
+}

@@ -1,0 +1,56 @@
+// What one operation is: defined once, and from that definition come its REST route, its MCP tool
+// and its OpenAPI description.
+import type { z } from 'zod';
+import type { Caller } from '../accounts/gate.js';
+import type { Services } from './services.js';
+
+export interface HandlerContext {
+  readonly requestId: string;
+  /** Null on keyless routes. */
+  readonly caller: Caller | null;
+  readonly now: Date;
+  readonly services: Services;
+}
+
+export interface ListResult<T = unknown> {
+  data: T[];
+  pagination: { limit: number; offset: number; total: number; has_more: boolean };
+  facets?: Record<string, Array<{ value: string; count: number }>>;
+}
+
+export interface SingleResult<T = unknown> {
+  data: T;
+}
+
+export interface Operation<P extends z.ZodObject = z.ZodObject> {
+  /** OpenAPI operationId. */
+  readonly name: string;
+  /** The MCP tool's name; null for routes that are not tools. */
+  readonly tool: string | null;
+  /** Path under /v1, in OpenAPI form: `/entities/{document_number}`. */
+  readonly path: string;
+  readonly title: string;
+  /** What it finds, for people and agents alike. */
+  readonly description: string;
+  /** Query and path parameters together. */
+  readonly params: P;
+  readonly kind: 'list' | 'single';
+  /** The 200 body's `data` items (list) or object (single). */
+  readonly result: z.ZodType;
+  /** The whole 200 body. */
+  readonly response: z.ZodType;
+  /** Costs a credit when answered 2xx or 404. */
+  readonly metered: boolean;
+  /** Only for plans with the lead feed. */
+  readonly leadFeed?: boolean;
+  /** A keyless route: no key, never metered, limited per client IP in its own window. */
+  readonly keyless?: { readonly perMinute: number };
+  /** Error statuses it documents besides 401, 429 and 500. */
+  readonly errors: readonly number[];
+  handle(params: z.output<P>, ctx: HandlerContext): Promise<ListResult | SingleResult>;
+}
+
+export const defineOperation = <P extends z.ZodObject>(op: Operation<P>): Operation<P> => op;
+
+/** Path parameters of an operation, from its path. */
+export const pathParams = (op: Operation): string[] => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { defineOperation } from '../operation.js';
+import { isoDate, pagination } from '../params.js';
+import { FilingHit, listEnvelope } from '../schemas.js';
+import { listResult, USE_NOTE } from './list.js';
+
+const day = (d: Date): string => d.toISOString().slice(0, 10);
+const daysBefore = (d: Date, n: number): string => day(new Date(d.getTime() - n * 86_400_000));
+
+export const listDailyFilings = defineOperation({
+  name: 'listDailyFilings',
+  tool: 'list_daily_filings',
+  path: '/filings/daily',
+  title: 'List a day\'s filings',
+  description: `Filings of one UTC calendar day: formations (filing_type FORMATION) and events (AMENDMENT, NAME_CHANGE, REINSTATEMENT, MERGER, CONVERSION, DISSOLUTION, REVOCATION, WITHDRAWAL, AGENT_CHANGE, ANNUAL_REPORT, OTHER). Without a date: the newest day with filings. Newest first, then by document number. ${USE_NOTE}`,
+  params: z.strictObject({ date: isoDate('The day (UTC), YYYY-MM-DD. Default: the newest day with filings.').optional(), ...pagination(50, 500) }),
+  kind: 'list',
+  result: FilingHit,
+  response: listEnvelope(FilingHit),
+  metered: true,
+  errors: [400],
+  async handle(p, ctx) {
+    const date = p.date ?? (await ctx.services.search.latestFilingDate(day(ctx.now)));
+    if (!date) return listResult({ hits: [], total: 0 }, p);
+    return listResult(await ctx.services.search.filingsBetween(date, date, p), p);
+  },
+});
+
+export const listRecentFilings = defineOperation({
+  name: 'listRecentFilings',
+  tool: 'list_recent_filings',
+  path: '/filings/recent',
+  title: 'List recent filings',
+  description: `Formations and events filed in the last N days (1 to 90, default 7), counted back from today (UTC). Newest first, then by document number. ${USE_NOTE}`,
+  params: z.strictObject({
+    days: z.coerce
+      .number({ error: 'must be an integer' })
+      .int({ error: 'must be an integer' })
+      .min(1, { error: 'must be at least 1' })
+      .max(90, { error: 'must be at most 90' })
+      .optional()
+      .transform((n) => n ?? 7)
+      .meta({ description: 'Days back from today, 1 to 90.', default: 7 }),
+    ...pagination(25, 200),
+  }),
+  kind: 'list',
+  result: FilingHit,
+  response: listEnvelope(FilingHit),
+  metered: true,
+  errors: [400],
+  async handle(p, ctx) {
+    return listResult(await ctx.services.search.filingsBetween(daysBefore(ctx.now, p.days), day(ctx.now), p), p);
+  },
+});

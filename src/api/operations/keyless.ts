@@ -1,0 +1,88 @@
+// Keyless routes (decisions.md): a sample, a public name search and the dataset's status. Limited
+// per client address, never metered, and not MCP tools.
+import { z } from 'zod';
+import { defineOperation, type Operation } from '../operation.js';
+import { limit, text } from '../params.js';
+import { EntityHit, listEnvelope, singleEnvelope } from '../schemas.js';
+import { listResult } from './list.js';
+
+const today = (d: Date): string => d.toISOString().slice(0, 10);
+
+export const sample = defineOperation({
+  name: 'getSample',
+  tool: null,
+  path: '/sample',
+  title: 'Sample entities',
+  description: 'The most recently filed entities, as entity search hits, to see the data without a key (5 by default, 25 at most).',
+  params: z.strictObject({ limit: limit(5, 25) }),
+  kind: 'list',
+  result: EntityHit,
+  response: listEnvelope(EntityHit),
+  metered: false,
+  keyless: { perMinute: 30 },
+  errors: [400],
+  async handle(p, ctx) {
+    const page = await ctx.services.search.entities({ sort: 'date_newest', filed_before: today(ctx.now), limit: p.limit, offset: 0 });
+    return listResult(page, { limit: p.limit, offset: 0 });
+  },
+});
+
+export const PUBLIC_SEARCH_LIMIT = 10;
+
+export const publicSearch = defineOperation({
+  name: 'publicSearch',
+  tool: null,
+  path: '/public/search',
+  title: 'Public name search',
+  description: 'Entity name search without a key: the top 10 hits, no filters. For more, use /v1/entities/search with a key.',
+  params: z.strictObject({ name: text(1, 200, 'Entity name, fuzzy.') }),
+  kind: 'list',
+  result: EntityHit,
+  response: listEnvelope(EntityHit),
+  metered: false,
+  keyless: { perMinute: 10 },
+  errors: [400],
+  async handle(p, ctx) {
+    const page = await ctx.services.search.entities({ name: p.name, limit: PUBLIC_SEARCH_LIMIT, offset: 0 });
+    return listResult(page, { limit: PUBLIC_SEARCH_LIMIT, offset: 0 });
+  },
+});
+
+export const DatasetStatusBody = z
+  .object({
+    dataset_status: z.enum(['live', 'stale', 'empty']).meta({ description: 'live when the last successful import is under 36 hours old.' }),
+    last_import_at: z.string().nullable(),
+    snapshot_date: z.string().nullable().meta({ description: 'Date of the quarterly snapshot the dataset is built on.' }),
+    newest_file_date: z.string().nullable().meta({ description: 'Date of the newest registry file applied.' }),
+    dataset_version: z.number().int(),
+  })
+  .meta({ id: 'DatasetStatus' });
+
+export const status = defineOperation({
+  name: 'getStatus',
+  tool: null,
+  path: '/status',
+  title: 'Dataset status',
+  description: 'Whether the dataset is live (refreshed within 36 hours) and what it was last refreshed from.',
+  params: z.strictObject({}),
+  kind: 'single',
+  result: DatasetStatusBody,
+  response: singleEnvelope(DatasetStatusBody),
+  metered: false,
+  keyless: { perMinute: 30 },
+  errors: [],
+  async handle(_p, ctx) {
+    const state = await ctx.services.dataset.state();
+    return {
+      data: {
+        dataset_status: await ctx.services.dataset.status(),
+        last_import_at: state.last_import_at,
+        snapshot_date: state.snapshot_date,
+        newest_file_date: state.newest_file_date,
+        dataset_version: state.version,
+      },
+    };
+  },
+});
+
+export const KEYLESS_OPERATIONS: readonly Operation[] = [sample, publicSearch, status] as unknown as readonly Operation[];

@@ -1,0 +1,83 @@
+// Parameter schemas shared by the operations. Each accepts what REST sends (strings, repeated or
+// comma-separated values) and what MCP sends (JSON numbers and arrays), and describes itself for
+// OpenAPI and MCP through its JSON Schema.
+import { z } from 'zod';
+
+/** `limit` for an endpoint: 1 or more, clamped to `max` (pagination.limit reports the value used). */
+export function limit(def: number, max: number) {
+  return z.coerce
+    .number({ error: 'must be an integer' })
+    .int({ error: 'must be an integer' })
+    .min(1, { error: 'must be at least 1' })
+    .transform((n) => Math.min(n, max))
+    .optional()
+    .transform((n) => n ?? def)
+    .meta({ description: `Page size, ${def} by default; values above ${max} are clamped to ${max}.`, default: def, maximum: max });
+}
+
+export const offset = z.coerce
+  .number({ error: 'must be an integer' })
+  .int({ error: 'must be an integer' })
+  .min(0, { error: 'must not be negative' })
+  .optional()
+  .transform((n) => n ?? 0)
+  .meta({ description: 'Rows to skip.', default: 0, minimum: 0 });
+
+export const pagination = (def: number, max: number) => ({ limit: limit(def, max), offset });
+
+/** Free text of `min` to `max` characters (surrounding blanks ignored). */
+export const text = (min: number, max: number, description: string) =>
+  z
+    .string({ error: 'must be a single text value' })
+    .trim()
+    .min(min, { error: min === 1 ? 'must not be empty' : `must be at least ${min} characters` })
+    .max(max, { error: `must be at most ${max} characters` })
+    .meta({ description });
+
+/** A calendar date `YYYY-MM-DD` that exists. */
+export const isoDate = (description: string) =>
+  z.iso.date({ error: 'must be a date YYYY-MM-DD that exists' }).meta({ description });
+
+export const documentNumber = z
+  .string()
+  .regex(/^[A-Za-z0-9]{6,12}$/, { error: 'must be 6 to 12 letters and digits' })
+  .transform((s) => s.toUpperCase())
+  .meta({ description: 'The registry document number, 6 to 12 letters and digits.', example: 'L23000448570' });
+
+/** Exactly two letters, compared without case. */
+export const twoLetters = (description: string) =>
+  z
+    .string({ error: 'must be a single text value' })
+    .regex(/^[A-Za-z]{2}$/, { error: 'must be exactly 2 letters' })
+    .transform((s) => s.toUpperCase())
+    .meta({ description });
+
+export const entityTypeCode = z
+  .string()
+  .max(20, { error: 'must be at most 20 characters' })
+  .regex(/^[A-Z0-9]+$/, { error: 'must be an UPPERCASE registry code such as FLAL' });
+
+/**
+ * A multi-select: `a&a` (repeated), `a,b` (comma-separated) or a JSON array, each value checked
+ * by `item`. Returns the distinct values.
+ */
+export function multi<T extends string>(item: z.ZodType<T, string>, description: string) {
+  return z
+    .union([z.array(z.string()), z.string()], { error: 'must be a text value or a list of them' })
+    .transform((raw, ctx) => {
+      const values = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(',')).map((v) => v.trim());
+      const out: T[] = [];
+      for (const v of values) {
+        const r = item.safeParse(v);
+        if (r.success) out.push(r.data);
+        else ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)}: ${r.error.issues[0]?.message ?? 'not allowed'}` });
+      }
+      if (values.length === 0 || values.every((v) => v === '')) ctx.addIssue({ code: 'custom', message: 'must not be empty' });
+      return [...new Set(out)];
+    })
+    .meta({ description: `${description} Several values: repeat the parameter or separate them with commas.` });
+}
+
+/** One of a fixed set of words. */
+export const oneOf = <const T extends readonly [string, ...string[]]>(values: T, description: string) =>
+  z.enum(values, { error: `must be one of ${values.join(', ')}` }).meta({ description });

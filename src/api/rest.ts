@@ -1,0 +1,72 @@
+// REST: every operation of the table as GET under /v1 and the same-origin /api/v1, through the
+// pipeline. Routes stay thin: read the request, invoke, write the outcome.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ZodObject } from 'zod';
+import { ApiError } from './errors.js';
+import type { Operation, ListResult } from './operation.js';
+import { csvHeaders, toCsv, wantsCsv } from './csv.js';
+import type { Outcome, Pipeline } from './pipeline.js';
+
+export const API_PREFIXES = ['/v1', '/api/v1'] as const;
+
+/** Fastify's form of an OpenAPI path: `{id}` becomes `:id`. */
+export const fastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+
+/** Columns of a list operation's hits, in the schema's order. */
+function hitColumns(op: Operation): string[] {
+  return op.result instanceof ZodObject ? Object.keys(op.result.shape) : [];
+}
+
+/** What a request tells the request log about who called and what it cost. */
+export interface CallRecord {
+  workspaceId: string | null;
+  keyId: string | null;
+  credits: number;
+  surface: 'rest' | 'mcp' | 'keyless';
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    call?: CallRecord;
+  }
+}
+
+export function recordCall(req: FastifyRequest, outcome: Outcome, surface: CallRecord['surface']): void {
+  req.call = { workspaceId: outcome.caller?.workspaceId ?? null, keyId: outcome.caller?.keyId ?? null, credits: outcome.credits, surface };
+}
+
+/** Writes a pipeline outcome as the HTTP response. */
+export function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply {
+  reply.code(outcome.status).headers(outcome.headers);
+  if (outcome.status === 401) reply.header('www-authenticate', 'Bearer');
+  return reply.send(outcome.body);
+}
+
+export function registerRest(app: FastifyInstance, operations: readonly Operation[], pipeline: Pipeline): void {
+  for (const op of operations) {
+    const columns = hitColumns(op);
+    const handler = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+      // `api_key` in the query never authenticates and is not an error either: it is dropped unread.
+      const { api_key: _ignored, format, ...query } = req.query as Record<string, unknown>;
+      const csv = op.kind === 'list' && wantsCsv(format, req.headers.accept);
+      const args: Record<string, unknown> = { ...query, ...(req.params as Record<string, unknown>) };
+      if (format !== undefined && (op.kind !== 'list' || (format !== 'csv' && format !== 'json'))) args.format = format;
+      const outcome = await pipeline.invoke(op, { surface: 'rest', headers: req.headers, args, csv, requestId: req.id, clientIp: req.ip });
+      recordCall(req, outcome, op.keyless ? 'keyless' : 'rest');
+      if (csv && outcome.status === 200 && outcome.result) {
+        const list = outcome.result as ListResult;
+        return reply
+          .code(200)
+          .headers({ ...outcome.headers, ...csvHeaders(list) })
+          .send(toCsv(columns, list.data as Array<Record<string, unknown>>));
+      }
+      return sendOutcome(reply, outcome);
+    };
+    for (const prefix of API_PREFIXES) app.get(`${prefix}${fastifyPath(op.path)}`, handler);
+  }
+}
+
+/** The error envelope for failures outside any operation (unknown routes, unreadable requests). */
+export function errorReply(reply: FastifyReply, requestId: string, err: ApiError): FastifyReply {
+  return reply.code(err.status).send(err.body(requestId));
+}

@@ -1,0 +1,310 @@
+-- Workspaces, API keys and the credit ledger. The ledger is the truth (append-only, signed entries);
+-- the counters on `workspaces` and `credit_packs` are kept equal to its sums so a request needs one
+-- row lock and no aggregation. Every money rule runs inside PostgreSQL, under that row lock, so
+-- concurrent requests and several server instances cannot spend a credit twice.
+
+-- Written from src/accounts/plans.ts at every start.
+CREATE TABLE plans (
+  slug            text PRIMARY KEY,
+  monthly_credits bigint NOT NULL,
+  per_minute      integer NOT NULL,
+  rest            boolean NOT NULL,
+  mcp             boolean NOT NULL,
+  lead_feed       boolean NOT NULL,
+  csv             boolean NOT NULL,
+  overage         boolean NOT NULL
+);
+
+CREATE TABLE workspaces (
+  id                  text PRIMARY KEY,
+  name                text NOT NULL,
+  plan                text NOT NULL REFERENCES plans (slug),
+  subscription_status text NOT NULL DEFAULT 'active' CHECK (subscription_status IN ('active', 'past_due')),
+  suspended           boolean NOT NULL DEFAULT false,
+  per_minute_override integer CHECK (per_minute_override > 0),
+  created_at          timestamptz NOT NULL,
+  -- The monthly pool (the trial's one-time balance on the trial) and the cycle it belongs to.
+  cycle_start         date NOT NULL,
+  monthly_remaining   bigint NOT NULL,
+  trial_capped_at     timestamptz,
+  -- Test keys' own pool.
+  test_cycle_start    date NOT NULL,
+  test_remaining      bigint NOT NULL,
+  overage_unbilled    bigint NOT NULL DEFAULT 0,
+  -- Metered requests in usage_month, by live and test keys.
+  usage_month         date NOT NULL,
+  usage_live          bigint NOT NULL DEFAULT 0,
+  usage_test          bigint NOT NULL DEFAULT 0
+);
+
+CREATE TABLE api_keys (
+  id            text PRIMARY KEY,
+  workspace_id  text NOT NULL REFERENCES workspaces (id),
+  kind          text NOT NULL CHECK (kind IN ('live', 'test')),
+  hash          bytea NOT NULL UNIQUE,
+  hint          text NOT NULL,
+  created_at    timestamptz NOT NULL,
+  revoked_at    timestamptz
+);
+CREATE INDEX api_keys_workspace_idx ON api_keys (workspace_id);
+
+CREATE TABLE credit_packs (
+  id            bigserial PRIMARY KEY,
+  workspace_id  text NOT NULL REFERENCES workspaces (id),
+  slug          text NOT NULL,
+  credits       bigint NOT NULL,
+  remaining     bigint NOT NULL CHECK (remaining >= 0),
+  purchased_at  timestamptz NOT NULL,
+  expires_at    timestamptz NOT NULL,
+  checkout_id   text UNIQUE,
+  closed_at     timestamptz,
+  closed_reason text
+);
+CREATE INDEX credit_packs_open_idx ON credit_packs (workspace_id, expires_at, id) WHERE closed_at IS NULL;
+
+CREATE TABLE credit_ledger (
+  id            bigserial PRIMARY KEY,
+  workspace_id  text NOT NULL REFERENCES workspaces (id),
+  at            timestamptz NOT NULL,
+  kind          text NOT NULL CHECK (kind IN ('signup_grant', 'monthly_grant', 'monthly_expiry', 'pack_purchase', 'pack_expiry',
+                  'consumption', 'overage', 'free_trial_expired_cap', 'refund', 'admin_adjustment')),
+  pool          text NOT NULL CHECK (pool IN ('monthly', 'pack', 'overage', 'test')),
+  amount        bigint NOT NULL,
+  pack_id       bigint REFERENCES credit_packs (id),
+  request_id    text,
+  note          text
+);
+CREATE INDEX credit_ledger_workspace_idx ON credit_ledger (workspace_id, at);
+
+CREATE FUNCTION credit_ledger_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'credit_ledger is append-only: write a correcting entry instead';
+END $$;
+CREATE TRIGGER credit_ledger_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON credit_ledger
+  FOR EACH STATEMENT EXECUTE FUNCTION credit_ledger_append_only();
+
+-- A credit taken for a request that has not finished: settled (kept) or released (refunded) after.
+-- One left behind by a process that died is released by the sweeper.
+CREATE TABLE credit_reservations (
+  ledger_id     bigint PRIMARY KEY REFERENCES credit_ledger (id),
+  workspace_id  text NOT NULL,
+  pool          text NOT NULL,
+  pack_id       bigint,
+  created_at    timestamptz NOT NULL
+);
+CREATE INDEX credit_reservations_created_idx ON credit_reservations (created_at);
+
+-- One row per request (kept 30 days). Never the raw key.
+CREATE TABLE request_logs (
+  request_id    text PRIMARY KEY,
+  at            timestamptz NOT NULL,
+  workspace_id  text,
+  key_id        text,
+  surface       text NOT NULL,
+  method        text NOT NULL,
+  route         text NOT NULL,
+  status        integer NOT NULL,
+  duration_ms   real NOT NULL,
+  credits       integer NOT NULL,
+  client_ip     text
+);
+CREATE INDEX request_logs_at_idx ON request_logs (at);
+
+CREATE FUNCTION month_start(p_now timestamptz) RETURNS date LANGUAGE sql IMMUTABLE AS $$
+  SELECT date_trunc('month', p_now AT TIME ZONE 'UTC')::date
+$$;
+
+CREATE FUNCTION utc_midnight(p_day date) RETURNS timestamptz LANGUAGE sql IMMUTABLE AS $$
+  SELECT p_day::timestamp AT TIME ZONE 'UTC'
+$$;
+
+-- Moves a workspace into the cycle containing p_now: unused monthly credits are dropped and the
+-- plan's grant lands (the trial keeps its one-time balance), and the test pool starts again.
+-- Idempotent: a workspace already in that cycle is left alone. Caller holds the row lock or not.
+CREATE FUNCTION workspace_cycle(p_ws text, p_now timestamptz, p_test_credits bigint) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  w workspaces;
+  credits bigint;
+  m date := month_start(p_now);
+  moved boolean := false;
+BEGIN
+  SELECT * INTO w FROM workspaces WHERE id = p_ws FOR UPDATE;
+  IF w.cycle_start < m THEN
+    IF w.plan <> 'free_trial' THEN
+      SELECT monthly_credits INTO credits FROM plans WHERE slug = w.plan;
+      IF w.monthly_remaining <> 0 THEN
+        INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, note)
+        VALUES (p_ws, utc_midnight(m), 'monthly_expiry', 'monthly', -w.monthly_remaining, 'unused credits of the cycle from ' || w.cycle_start);
+      END IF;
+      INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, note)
+      VALUES (p_ws, utc_midnight(m), 'monthly_grant', 'monthly', credits, 'cycle from ' || m);
+      UPDATE workspaces SET monthly_remaining = credits, cycle_start = m WHERE id = p_ws;
+    ELSE
+      UPDATE workspaces SET cycle_start = m WHERE id = p_ws;
+    END IF;
+    moved := true;
+  END IF;
+  IF w.test_cycle_start < m THEN
+    IF w.test_remaining <> 0 THEN
+      INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, note)
+      VALUES (p_ws, utc_midnight(m), 'monthly_expiry', 'test', -w.test_remaining, 'unused test credits');
+    END IF;
+    INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, note)
+    VALUES (p_ws, utc_midnight(m), 'monthly_grant', 'test', p_test_credits, 'test pool, cycle from ' || m);
+    UPDATE workspaces SET test_remaining = p_test_credits, test_cycle_start = m WHERE id = p_ws;
+    moved := true;
+  END IF;
+  RETURN moved;
+END $$;
+
+-- Closes the packs of a workspace (or of all, p_ws null) whose expiry has come, with a ledger entry
+-- for what was left in each.
+CREATE FUNCTION expire_packs(p_ws text, p_now timestamptz) RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  p credit_packs;
+  n integer := 0;
+BEGIN
+  FOR p IN
+    SELECT * FROM credit_packs
+    WHERE closed_at IS NULL AND expires_at <= p_now AND (p_ws IS NULL OR workspace_id = p_ws)
+    ORDER BY id FOR UPDATE
+  LOOP
+    IF p.remaining > 0 THEN
+      INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, pack_id, note)
+      VALUES (p.workspace_id, p.expires_at, 'pack_expiry', 'pack', -p.remaining, p.id, p.slug || ' pack expired');
+    END IF;
+    UPDATE credit_packs SET remaining = 0, closed_at = p.expires_at, closed_reason = 'expired' WHERE id = p.id;
+    n := n + 1;
+  END LOOP;
+  RETURN n;
+END $$;
+
+-- The gate of a request, in one round trip: authenticate the key's hash, check the surface, and,
+-- when p_reserve, apply the plan gate and reserve one credit in the spending order of decisions.md.
+-- outcome: ok | unauthorized | rest_disabled | mcp_disabled | forbidden | payment_required | quota_exhausted
+CREATE FUNCTION api_gate(p_hash bytea, p_surface text, p_reserve boolean, p_lead_feed boolean, p_csv boolean,
+                         p_now timestamptz, p_request_id text, p_trial_days integer, p_trial_cap bigint, p_test_credits bigint)
+RETURNS TABLE (outcome text, workspace_id text, key_id text, key_kind text, plan text, per_minute integer,
+               ledger_id bigint, credit_balance bigint, retry_after integer)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  k api_keys;
+  w workspaces;
+  p plans;
+  m date := month_start(p_now);
+  pack credit_packs;
+  use_pool text;
+  use_kind text := 'consumption';
+  entry bigint;
+  capped bigint;
+  to_next_cycle integer := ceil(extract(epoch FROM utc_midnight((m + interval '1 month')::date) - p_now))::integer;
+BEGIN
+  SELECT * INTO k FROM api_keys WHERE hash = p_hash;
+  IF NOT FOUND OR k.revoked_at IS NOT NULL THEN
+    RETURN QUERY SELECT 'unauthorized', NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::bigint, NULL::bigint, NULL::integer;
+    RETURN;
+  END IF;
+  SELECT * INTO w FROM workspaces WHERE id = k.workspace_id;
+  IF w.suspended THEN
+    RETURN QUERY SELECT 'unauthorized', NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::bigint, NULL::bigint, NULL::integer;
+    RETURN;
+  END IF;
+  SELECT * INTO p FROM plans WHERE slug = w.plan;
+  per_minute := coalesce(w.per_minute_override, p.per_minute);
+  workspace_id := w.id; key_id := k.id; key_kind := k.kind; plan := w.plan;
+  IF (p_surface = 'rest' AND NOT p.rest) OR (p_surface = 'mcp' AND NOT p.mcp) THEN
+    outcome := p_surface || '_disabled';
+    RETURN NEXT; RETURN;
+  END IF;
+  IF NOT p_reserve THEN
+    outcome := 'ok';
+    RETURN NEXT; RETURN;
+  END IF;
+  IF (p_lead_feed AND NOT p.lead_feed) OR (p_csv AND NOT p.csv) THEN
+    outcome := 'forbidden';
+    RETURN NEXT; RETURN;
+  END IF;
+
+  -- From here the workspace row is locked: requests of one workspace take their credits in turn.
+  PERFORM workspace_cycle(w.id, p_now, p_test_credits);
+  SELECT * INTO w FROM workspaces WHERE id = w.id FOR UPDATE;
+  IF w.usage_month < m THEN
+    UPDATE workspaces SET usage_month = m, usage_live = 0, usage_test = 0 WHERE id = w.id;
+  END IF;
+
+  IF k.kind = 'test' THEN
+    IF w.test_remaining <= 0 THEN
+      outcome := 'quota_exhausted'; credit_balance := 0; retry_after := to_next_cycle;
+      RETURN NEXT; RETURN;
+    END IF;
+    UPDATE workspaces SET test_remaining = test_remaining - 1, usage_test = usage_test + 1 WHERE id = w.id;
+    use_pool := 'test';
+  ELSE
+    IF w.plan = 'free_trial' AND w.trial_capped_at IS NULL AND p_now >= w.created_at + make_interval(days => p_trial_days) THEN
+      capped := least(w.monthly_remaining, p_trial_cap);
+      INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, request_id, note)
+      VALUES (w.id, p_now, 'free_trial_expired_cap', 'monthly', capped - w.monthly_remaining, p_request_id,
+              'trial over: balance capped at min(remaining, ' || p_trial_cap || ')');
+      UPDATE workspaces SET monthly_remaining = capped, trial_capped_at = p_now WHERE id = w.id;
+      w.monthly_remaining := capped;
+    END IF;
+    PERFORM expire_packs(w.id, p_now);
+    IF w.monthly_remaining > 0 THEN
+      UPDATE workspaces SET monthly_remaining = monthly_remaining - 1 WHERE id = w.id;
+      use_pool := 'monthly';
+    ELSE
+      SELECT * INTO pack FROM credit_packs cp
+      WHERE cp.workspace_id = w.id AND cp.closed_at IS NULL AND cp.remaining > 0 AND cp.expires_at > p_now
+      ORDER BY cp.expires_at, cp.id LIMIT 1 FOR UPDATE;
+      IF FOUND THEN
+        UPDATE credit_packs SET remaining = remaining - 1 WHERE id = pack.id;
+        use_pool := 'pack';
+      ELSIF p.overage AND w.subscription_status <> 'past_due' THEN
+        UPDATE workspaces SET overage_unbilled = overage_unbilled + 1 WHERE id = w.id;
+        use_pool := 'overage'; use_kind := 'overage';
+      ELSE
+        outcome := CASE WHEN w.plan = 'free_trial' THEN 'payment_required' ELSE 'quota_exhausted' END;
+        credit_balance := 0;
+        retry_after := CASE WHEN w.plan = 'free_trial' THEN NULL ELSE to_next_cycle END;
+        RETURN NEXT; RETURN;
+      END IF;
+    END IF;
+    UPDATE workspaces SET usage_live = usage_live + 1 WHERE id = w.id;
+  END IF;
+
+  INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, pack_id, request_id)
+  VALUES (w.id, p_now, use_kind, use_pool, -1, pack.id, p_request_id)
+  RETURNING id INTO entry;
+  INSERT INTO credit_reservations (ledger_id, workspace_id, pool, pack_id, created_at)
+  VALUES (entry, w.id, use_pool, pack.id, p_now);
+  outcome := 'ok'; ledger_id := entry;
+  RETURN NEXT;
+END $$;
+
+-- Settles a reservation: kept (p_release false) or refunded with a ledger entry. Settling twice,
+-- or a reservation the sweeper already released, changes nothing.
+CREATE FUNCTION api_settle(p_ledger_id bigint, p_release boolean, p_now timestamptz) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  r credit_reservations;
+BEGIN
+  DELETE FROM credit_reservations WHERE ledger_id = p_ledger_id RETURNING * INTO r;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  IF p_release THEN
+    INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, pack_id, note)
+    VALUES (r.workspace_id, p_now, 'refund', r.pool, 1, r.pack_id, 'request not served: reverses entry ' || p_ledger_id);
+    IF r.pool = 'monthly' THEN
+      UPDATE workspaces SET monthly_remaining = monthly_remaining + 1, usage_live = greatest(usage_live - 1, 0) WHERE id = r.workspace_id;
+    ELSIF r.pool = 'pack' THEN
+      UPDATE credit_packs SET remaining = remaining + 1 WHERE id = r.pack_id;
+      UPDATE workspaces SET usage_live = greatest(usage_live - 1, 0) WHERE id = r.workspace_id;
+    ELSIF r.pool = 'overage' THEN
+      UPDATE workspaces SET overage_unbilled = overage_unbilled - 1, usage_live = greatest(usage_live - 1, 0) WHERE id = r.workspace_id;
+    ELSE
+      UPDATE workspaces SET test_remaining = test_remaining + 1, usage_test = greatest(usage_test - 1, 0) WHERE id = r.workspace_id;
+    END IF;
+  END IF;
+  RETURN true;
+END $$;
