@@ -1,36 +1,54 @@
-// The running service: database (embedded when no DATABASE_URL), sample data on first start,
-// the HTTP app, and a clean stop on SIGINT/SIGTERM.
-import type { FastifyInstance } from 'fastify';
+// The running service: database (embedded when no DATABASE_URL), sample data and a demo workspace
+// on first start, the HTTP app, the job scheduler, and a clean stop on SIGINT/SIGTERM.
 import { resolvePepper } from './accounts/pepper.js';
-import { buildApp } from './api/app.js';
+import { createWorkspace } from './accounts/workspaces.js';
+import { buildApp, type App } from './api/app.js';
+import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/index.js';
 import { openDatabase, type Database } from './db/index.js';
+import { JOBS } from './jobs/index.js';
+import { startScheduler } from './jobs/scheduler.js';
 import { seedSample } from './registry/sample.js';
 
 export interface RunningServer {
-  readonly app: FastifyInstance;
+  readonly app: App;
   readonly db: Database;
   readonly url: string;
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config, log: (line: string) => void): Promise<RunningServer> {
+/** On a database without workspaces (outside production): a pro workspace to try the API with. */
+async function demoWorkspace(db: Database, config: Config, pepper: string, clock: Clock, log: (line: string) => void): Promise<void> {
+  if (config.production) return;
+  const { rows } = await db.pool.query('SELECT 1 FROM workspaces LIMIT 1');
+  if (rows.length > 0) return;
+  const { workspace, key } = await createWorkspace(db.pool, { plan: 'pro', name: 'demo' }, pepper, clock);
+  log(`created the demo workspace ${workspace.id} on the pro plan; its API key (shown once): ${key.key}`);
+}
+
+export async function startServer(config: Config, log: (line: string) => void, clock: Clock = systemClock): Promise<RunningServer> {
   const db = await openDatabase(config);
   try {
     if (db.embedded && config.sample.enabled) {
       const seeded = await seedSample(db.pool, config, { log });
       if (seeded) log(`sample dataset loaded: ${seeded.dataset.entities} entities, ${seeded.totals.records_rejected} malformed lines rejected`);
     }
-    const { http: app } = await buildApp({ config, db, pepper: await resolvePepper(config) });
-    const address = await app.listen({ host: config.host, port: config.port });
+    const pepper = await resolvePepper(config);
+    await demoWorkspace(db, config, pepper, clock, log);
+    const app = await buildApp({ config, db, pepper, clock });
+    const scheduler = config.schedulerEnabled
+      ? startScheduler(JOBS, (asOf) => ({ pool: db.pool, config, clock, asOf, log }), clock, log)
+      : null;
+    const url = await app.http.listen({ host: config.host, port: config.port });
     let stopping: Promise<void> | null = null;
     return {
       app,
       db,
-      url: address,
+      url,
       stop: () =>
         (stopping ??= (async () => {
-          await app.close();
+          await app.http.close();
+          await scheduler?.stop();
           await db.close();
         })()),
     };

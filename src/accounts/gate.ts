@@ -75,14 +75,13 @@ export class Gate {
   async settle(reservation: number, release: boolean): Promise<void> {
     await this.pool.query({ name: 'api_settle', text: 'SELECT api_settle($1, $2, $3)', values: [reservation, release, this.clock.now()] });
   }
+}
 
-  /** Releases the reservations of requests that never finished (a process that died mid-request). */
-  async sweep(): Promise<number> {
-    const now = this.clock.now();
-    const { rows } = await this.pool.query<{ n: number }>(
-      `SELECT count(*) FILTER (WHERE api_settle(ledger_id, true, $1)) AS n FROM credit_reservations WHERE created_at < $2`,
-      [now, new Date(now.getTime() - RESERVATION_TIMEOUT_MS)],
-    );
-    return rows[0]?.n ?? 0;
-  }
+/** Releases the reservations of requests that never finished (a process that died mid-request). */
+export async function sweepReservations(pool: pg.Pool, now: Date): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*) FILTER (WHERE api_settle(ledger_id, true, $1)) AS n FROM credit_reservations WHERE created_at < $2`,
+    [now, new Date(now.getTime() - RESERVATION_TIMEOUT_MS)],
+  );
+  return rows[0]?.n ?? 0;
 }

@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { registerAccounts } from './accounts.js';
 import { registerGenerate } from './generate.js';
 import { registerImport } from './import.js';
+import { registerJobs } from './jobs.js';
 import { registerServe } from './serve.js';
 import { registerStatus } from './status.js';
 
-export const commands: ReadonlyArray<(program: Command) => void> = [registerServe, registerGenerate, registerImport, registerStatus, registerAccounts];
+export const commands: ReadonlyArray<(program: Command) => void> = [registerServe, registerGenerate, registerImport, registerStatus, registerAccounts, registerJobs];

@@ -1,0 +1,41 @@
+// The accounts' scheduled jobs: the monthly cycle, the request-log purge, and the release of
+// credits reserved by requests that never finished.
+import type { Job } from '../jobs/job.js';
+import { sweepReservations } from './gate.js';
+import { TEST_KEY_MONTHLY_CREDITS } from './plans.js';
+import { purgeRequestLogs } from './request-log.js';
+
+export const cycleJob: Job = {
+  name: 'cycle',
+  schedule: '0 0 1 * *',
+  description: 'monthly cycle (00:00 UTC on the 1st): unused monthly credits dropped, each plan\'s grant lands; idempotent',
+  atStartup: true,
+  async run({ pool, asOf }) {
+    const { rows } = await pool.query<{ moved: number; workspaces: number }>(
+      `SELECT count(*) FILTER (WHERE workspace_cycle(id, $1, $2)) AS moved, count(*) AS workspaces FROM workspaces`,
+      [asOf, TEST_KEY_MONTHLY_CREDITS],
+    );
+    return { workspaces: rows[0]!.workspaces, moved_to_new_cycle: rows[0]!.moved };
+  },
+};
+
+export const logPurgeJob: Job = {
+  name: 'log_purge',
+  schedule: '30 0 * * *',
+  description: 'deletes request logs older than 30 days (daily, 00:30 UTC)',
+  async run({ pool, asOf }) {
+    return { deleted: await purgeRequestLogs(pool, asOf) };
+  },
+};
+
+export const reservationSweepJob: Job = {
+  name: 'reservation_sweep',
+  schedule: '* * * * *',
+  description: 'releases credits reserved by requests that never finished (every minute)',
+  atStartup: true,
+  async run({ pool, asOf }) {
+    return { released: await sweepReservations(pool, asOf) };
+  },
+};
+
+export const ACCOUNT_JOBS: readonly Job[] = [cycleJob, logPurgeJob, reservationSweepJob];

@@ -1,0 +1,11 @@
+// Every scheduled job of the service (decisions.md, Operations).
+import { ACCOUNT_JOBS } from '../accounts/jobs.js';
+import type { Job } from './job.js';
+
+export const JOBS: readonly Job[] = [...ACCOUNT_JOBS];
+
+export function findJob(name: string): Job {
+  const job = JOBS.find((j) => j.name === name);
+  if (!job) throw new Error(`no job ${name} (one of ${JOBS.map((j) => j.name).join(', ')})`);
+  return job;
+}
