@@ -32,8 +32,8 @@ after(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-async function generate(name: string, entities: number, seed: number, days = 3): Promise<GenerateSummary> {
-  return generateDataset({ entities, seed, days, endDate: END_DATE, outDir: path.join(root, name) });
+async function generate(name: string, entities: number, seed: number, days = 3, workers = 0): Promise<GenerateSummary> {
+  return generateDataset({ entities, seed, days, endDate: END_DATE, outDir: path.join(root, name), workers });
 }
 
 /** Every member of a zip, by name. */
@@ -125,8 +125,9 @@ describe('generateDataset', () => {
     for (const [, data] of await readZip(path.join(medium.out_dir, 'cordata.zip'))) snapshotLines.push(...splitLines(data, true));
   });
 
-  it('writes byte-identical files for the same options, and different ones for another seed', async () => {
-    const again = await generate('small-b', 3000, 7);
+  it('writes byte-identical files for the same options, with or without workers, and others for another seed', async () => {
+    const again = await generate('small-b', 3000, 7, 3, 2);
+    assert.equal(again.workers, 2);
     const other = await generate('small-c', 3000, 8);
     const names = (await readdir(small.out_dir)).sort();
     assert.deepEqual((await readdir(again.out_dir)).sort(), names);
@@ -163,7 +164,12 @@ describe('generateDataset', () => {
     assert.equal(lines.length, medium.files[1]!.records);
     const perEntity = lines.length / 25_000;
     assert.ok(perEntity > 1 && perEntity < 3, `${perEntity} events per entity`);
-    for (const line of lines) assert.equal(eventProblem(line), null);
+    const names = new Map(snapshotLines.map((l) => [ascii(l, corporate.documentNumber), field(l, corporate.name)]));
+    for (const line of lines) {
+      assert.equal(eventProblem(line), null);
+      const name = names.get(ascii(line, event.documentNumber));
+      assert.ok(name?.equals(field(line, event.entityName)), 'an event names its entity as its record does');
+    }
   });
 
   it('writes daily LF lines, NUL filler, and only the reported malformed lines', async () => {
@@ -185,10 +191,14 @@ describe('generateDataset', () => {
       assert.equal(lines.length, f.records + medium.malformed_lines.filter((m) => m.file === f.name).length);
     }
     assert.deepEqual(found, reported);
+    const known = new Set([...snapshotLines, ...dailyLines].map((l) => ascii(l, corporate.documentNumber)));
     for (const f of medium.files.filter((x) => x.kind === 'daily_events')) {
       const lines = splitLines(await readFile(path.join(medium.out_dir, f.name)), false);
       assert.equal(lines.length, f.records);
-      for (const line of lines) assert.equal(eventProblem(line), null);
+      for (const line of lines) {
+        assert.equal(eventProblem(line), null);
+        assert.ok(known.has(ascii(line, event.documentNumber)), 'a daily event is about a known entity');
+      }
     }
   });
 

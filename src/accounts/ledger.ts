@@ -22,16 +22,16 @@ type Db = pg.Pool | pg.PoolClient;
 export async function ledgerCheck(db: Db, workspace: string): Promise<LedgerCheck> {
   const { rows } = await db.query<Omit<Balances, 'overage_unbilled'>>(
     `SELECT
-       coalesce(sum(amount) FILTER (WHERE pool IN ('monthly', 'pack', 'overage')), 0) AS balance,
-       coalesce(sum(amount) FILTER (WHERE pool = 'monthly'), 0) AS monthly_remaining,
-       coalesce(sum(amount) FILTER (WHERE pool = 'pack'), 0) AS packs_remaining,
-       coalesce(sum(amount) FILTER (WHERE pool = 'test'), 0) AS test_remaining
+       coalesce(sum(amount) FILTER (WHERE pool IN ('monthly', 'pack', 'overage')), 0)::bigint AS balance,
+       coalesce(sum(amount) FILTER (WHERE pool = 'monthly'), 0)::bigint AS monthly_remaining,
+       coalesce(sum(amount) FILTER (WHERE pool = 'pack'), 0)::bigint AS packs_remaining,
+       coalesce(sum(amount) FILTER (WHERE pool = 'test'), 0)::bigint AS test_remaining
      FROM credit_ledger WHERE workspace_id = $1`,
     [workspace],
   );
   const { rows: counters } = await db.query<LedgerCheck['counters']>(
     `SELECT w.monthly_remaining, w.overage_unbilled, w.test_remaining,
-       (SELECT coalesce(sum(remaining), 0) FROM credit_packs p WHERE p.workspace_id = w.id) AS packs_remaining
+       (SELECT coalesce(sum(remaining), 0)::bigint FROM credit_packs p WHERE p.workspace_id = w.id) AS packs_remaining
      FROM workspaces w WHERE w.id = $1`,
     [workspace],
   );

@@ -1,6 +1,6 @@
 // The HTTP application: health routes, the operation table as REST under /v1 and /api/v1 (and the
 // keyless routes), one error envelope for everything, request ids and request logs.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Gate } from '../accounts/gate.js';
 import { RequestLog } from '../accounts/request-log.js';
 import { type Clock, systemClock } from '../clock.js';
@@ -40,7 +40,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const http = Fastify({
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
     trustProxy: config.trustProxy,
-    disableRequestLogging: true,
+    // Requests are recorded in request_logs; pino is kept for what goes wrong.
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: newRequestId,
     // Never trust a caller's request id: ours are unique and say where they came from.
     requestIdHeader: false,

@@ -79,7 +79,10 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
  * Starts (or attaches to) the embedded PostgreSQL whose data lives in `<dataDir>/<name>`.
  * `port` 0 picks a free port.
  */
-export async function startEmbedded(dataDir: string, opts: { port?: number; name?: string } = {}): Promise<EmbeddedServer> {
+export async function startEmbedded(
+  dataDir: string,
+  opts: { port?: number; name?: string; /** `name=value` settings after the shipped ones. */ settings?: string[] } = {},
+): Promise<EmbeddedServer> {
   await mkdir(dataDir, { recursive: true });
   const pgDir = path.join(dataDir, opts.name ?? 'pg');
   const creds = await credentials(dataDir);
@@ -105,7 +108,7 @@ export async function startEmbedded(dataDir: string, opts: { port?: number; name
     // PostgreSQL refuses to run as root; the package then runs it as an unprivileged `postgres` user.
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8'],
-    postgresFlags: embeddedServerSettings().flatMap((s) => ['-c', s]),
+    postgresFlags: [...embeddedServerSettings(), ...(opts.settings ?? [])].flatMap((s) => ['-c', s]),
     onLog: log,
     onError: log,
   });

@@ -29,7 +29,8 @@ async function admin<T>(url: string, work: (c: pg.Client) => Promise<T>): Promis
 /** The server tests run on: DATABASE_URL's, or an embedded one under .data/test-pg. */
 export async function testServer(): Promise<{ adminUrl: string; embedded: EmbeddedServer | null }> {
   if (process.env.DATABASE_URL) return { adminUrl: process.env.DATABASE_URL, embedded: null };
-  const embedded = await startEmbedded(path.join(projectRoot, '.data'), { name: 'test-pg' });
+  // Small memory: test data is small, and several test runs may share the machine.
+  const embedded = await startEmbedded(path.join(projectRoot, '.data'), { name: 'test-pg', settings: ['shared_buffers=256MB', 'maintenance_work_mem=256MB'] });
   return { adminUrl: embedded.adminUrl, embedded };
 }
 

@@ -1,0 +1,270 @@
+// Accounts and credits through real requests: every row of the spec's "Account credit states",
+// exact spending under concurrency, settlement of failures, and identical 401s.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { z } from 'zod';
+import { ledgerCheck } from '../src/accounts/ledger.js';
+import { addPack } from '../src/accounts/packs.js';
+import { adjustCredits, createKey, revokeKey, setPerMinute, setPlan, setStatus, setSuspended } from '../src/accounts/workspaces.js';
+import { sweepReservations } from '../src/accounts/gate.js';
+import { cycleJob } from '../src/accounts/jobs.js';
+import { inTransaction } from '../src/db/pool.js';
+import { runJob } from '../src/jobs/job.js';
+import { defineOperation, type Operation } from '../src/api/operation.js';
+import { singleEnvelope } from '../src/api/schemas.js';
+import { PEPPER, testApp, type TestApp } from './support/app.js';
+
+let t: TestApp;
+const METERED = '/v1/filings/recent';
+const DAY = 86_400_000;
+
+before(async () => {
+  t = await testApp({ now: '2026-03-10T12:00:00Z' });
+});
+after(() => t.close());
+
+const ledgerKinds = async (ws: string): Promise<string[]> =>
+  (await t.db.pool.query<{ kind: string }>('SELECT kind FROM credit_ledger WHERE workspace_id = $1 ORDER BY id', [ws])).rows.map((r) => r.kind);
+
+async function consistent(ws: string) {
+  const check = await ledgerCheck(t.db.pool, ws);
+  assert.ok(check.consistent, `counters disagree with the ledger: ${JSON.stringify(check)}`);
+  return check;
+}
+
+describe('credit states', () => {
+  it('trial: 500 at signup, capped once at min(remaining, 100) after day 7, then 402 at zero', async () => {
+    const { workspace, key } = await t.workspace('free_trial');
+    assert.equal((await consistent(workspace.id)).monthly_remaining, 500);
+    assert.equal((await t.get(METERED, key.key)).statusCode, 200);
+    assert.equal((await consistent(workspace.id)).monthly_remaining, 499);
+
+    t.clock.advance(7 * DAY); // the first request after day 7
+    assert.equal((await t.get(METERED, key.key)).statusCode, 200);
+    assert.equal((await consistent(workspace.id)).monthly_remaining, 99);
+    assert.equal((await t.get(METERED, key.key)).statusCode, 200);
+    assert.equal((await consistent(workspace.id)).monthly_remaining, 98);
+    assert.equal((await ledgerKinds(workspace.id)).filter((k) => k === 'free_trial_expired_cap').length, 1);
+
+    await adjustCredits(t.db.pool, workspace.id, -98, 'test', t.clock);
+    const refused = await t.get(METERED, key.key);
+    assert.equal(refused.statusCode, 402);
+    assert.equal(refused.json().error.code, 'payment_required');
+    assert.match(refused.json().error.message, /upgrade/i);
+    assert.equal((await consistent(workspace.id)).balance, 0);
+    t.clock.advance(-7 * DAY);
+  });
+
+  it('paid plan: keeps serving past the monthly grant, accruing overage; past_due gets 429 with Retry-After to the next cycle', async () => {
+    const { workspace, key } = await t.workspace('developer');
+    await adjustCredits(t.db.pool, workspace.id, -9_999, 'test', t.clock);
+    for (let i = 0; i < 3; i++) assert.equal((await t.get(METERED, key.key)).statusCode, 200);
+    const check = await consistent(workspace.id);
+    assert.deepEqual([check.monthly_remaining, check.overage_unbilled, check.balance], [0, 2, -2]);
+
+    await setStatus(t.db.pool, workspace.id, 'past_due');
+    const refused = await t.get(METERED, key.key);
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.json().error.code, 'rate_limited');
+    const toNextCycle = (Date.parse('2026-04-01T00:00:00Z') - t.clock.now().getTime()) / 1000;
+    assert.equal(Number(refused.headers['retry-after']), Math.ceil(toNextCycle));
+    assert.equal((await consistent(workspace.id)).overage_unbilled, 2);
+    await setStatus(t.db.pool, workspace.id, 'active');
+    assert.equal((await t.get(METERED, key.key)).statusCode, 200);
+  });
+
+  it('plans without overage answer 429 when the month is used up (enterprise shows as unlimited)', async () => {
+    const { workspace, key } = await t.workspace('mcp_starter');
+    await createKey(t.db.pool, workspace.id, 'live', PEPPER, t.clock);
+    const ent = await t.workspace('enterprise');
+    const usage = await t.get('/v1/account/usage', ent.key.key);
+    assert.deepEqual({ ...usage.json().data, reset_date: undefined }, { events_count: 0, monthly_quota: 2_000_000_000, percent_used: 0, plan: 'enterprise', reset_date: undefined });
+    // MCP Starter has no REST at all.
+    const rest = await t.get(METERED, key.key);
+    assert.equal(rest.statusCode, 403);
+    assert.equal(rest.json().error.code, 'rest_disabled');
+  });
+
+  it('a new cycle drops unused monthly credits and grants the plan again (no rollover); the job is idempotent', async () => {
+    const { workspace, key } = await t.workspace('developer');
+    assert.equal((await t.get(METERED, key.key)).statusCode, 200);
+    const job = (asOf: Date) => runJob(cycleJob, { pool: t.db.pool, config: t.config, clock: t.clock, asOf, log: () => {} }, 'manual');
+    await job(new Date('2026-04-01T00:00:00Z'));
+    await job(new Date('2026-04-01T00:00:00Z'));
+    const check = await consistent(workspace.id);
+    assert.equal(check.monthly_remaining, 10_000);
+    const kinds = await ledgerKinds(workspace.id);
+    assert.equal(kinds.filter((k) => k === 'monthly_expiry').length, 2); // monthly and test pools, once each
+    assert.deepEqual(
+      (await t.db.pool.query(`SELECT amount FROM credit_ledger WHERE workspace_id = $1 AND kind = 'monthly_expiry' AND pool = 'monthly'`, [workspace.id])).rows,
+      [{ amount: -9_999 }],
+    );
+  });
+
+  it('a missed cycle is worked out on the next request', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    await adjustCredits(t.db.pool, workspace.id, -49_000, 'test', t.clock);
+    t.clock.set('2026-05-02T08:00:00Z');
+    assert.equal((await t.get(METERED, key.key)).statusCode, 200);
+    assert.equal((await consistent(workspace.id)).monthly_remaining, 49_999);
+    const usage = (await t.get('/v1/account/usage', key.key)).json().data;
+    assert.deepEqual(usage, { events_count: 1, monthly_quota: 50_000, percent_used: 0, reset_date: '2026-06-01T00:00:00Z', plan: 'pro' });
+    t.clock.set('2026-03-10T12:00:00Z');
+  });
+
+  it('spends packs after the monthly credits, earliest expiry first, and never an expired pack', async () => {
+    const { workspace, key } = await t.workspace('mcp_starter');
+    await setPlan(t.db.pool, workspace.id, 'developer', t.clock);
+    await adjustCredits(t.db.pool, workspace.id, -9_999, 'test', t.clock);
+    const early = await inTransaction(t.db.pool, (c) => addPack(c, workspace.id, 'starter', new Date('2025-03-20T10:00:00Z'), 'chk_early'));
+    const late = await inTransaction(t.db.pool, (c) => addPack(c, workspace.id, 'starter', new Date('2026-03-01T10:00:00Z'), 'chk_late'));
+    assert.ok(early && late);
+    for (let i = 0; i < 3; i++) assert.equal((await t.get(METERED, key.key)).statusCode, 200);
+    const remaining = async () =>
+      (await t.db.pool.query('SELECT checkout_id, remaining FROM credit_packs WHERE workspace_id = $1 ORDER BY id', [workspace.id])).rows;
+    assert.deepEqual(await remaining(), [
+      { checkout_id: 'chk_early', remaining: 998 },
+      { checkout_id: 'chk_late', remaining: 1000 },
+    ]);
+    // The early pack expires 2026-03-20T00:00Z: from then on the late one is spent, and the expiry is in the ledger.
+    t.clock.set('2026-03-20T00:00:00Z');
+    assert.equal((await t.get(METERED, key.key)).statusCode, 200);
+    assert.deepEqual(await remaining(), [
+      { checkout_id: 'chk_early', remaining: 0 },
+      { checkout_id: 'chk_late', remaining: 999 },
+    ]);
+    assert.ok((await ledgerKinds(workspace.id)).includes('pack_expiry'));
+    await consistent(workspace.id);
+    t.clock.set('2026-03-10T12:00:00Z');
+  });
+
+  it('test keys spend their own pool, never live credits, and get 429 when it is used up', async () => {
+    const { workspace, key } = await t.workspace('developer');
+    const test = await createKey(t.db.pool, workspace.id, 'test', PEPPER, t.clock);
+    assert.match(test.key, /^svc_test_[0-9A-Za-z]{32}$/);
+    assert.equal((await t.get(METERED, test.key)).statusCode, 200);
+    let check = await consistent(workspace.id);
+    assert.deepEqual([check.monthly_remaining, check.test_remaining], [10_000, 999]);
+    assert.equal((await t.get('/v1/account/usage', test.key)).json().data.monthly_quota, 1000);
+    assert.equal((await t.get('/v1/account/usage', key.key)).json().data.events_count, 0);
+    await t.db.pool.query('UPDATE workspaces SET test_remaining = 0 WHERE id = $1', [workspace.id]);
+    await t.db.pool.query(`INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount) VALUES ($1, $2, 'admin_adjustment', 'test', -999)`, [workspace.id, t.clock.now()]);
+    const refused = await t.get(METERED, test.key);
+    assert.equal(refused.statusCode, 429);
+    check = await consistent(workspace.id);
+    assert.equal(check.overage_unbilled, 0);
+  });
+
+  it('a revoked key fails on its very next request; a suspended workspace fails for every key', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const second = await createKey(t.db.pool, workspace.id, 'live', PEPPER, t.clock);
+    assert.equal((await t.get(METERED, key.key)).statusCode, 200);
+    await revokeKey(t.db.pool, key.id, t.clock);
+    assert.equal((await t.get(METERED, key.key)).statusCode, 401);
+    assert.equal((await t.get(METERED, second.key)).statusCode, 200);
+    await setSuspended(t.db.pool, workspace.id, true);
+    assert.equal((await t.get(METERED, second.key)).statusCode, 401);
+    await setSuspended(t.db.pool, workspace.id, false);
+    assert.equal((await t.get(METERED, second.key)).statusCode, 200);
+  });
+});
+
+describe('metering', () => {
+  it('serves exactly min(N, K) of N concurrent requests on a trial holding K credits', async () => {
+    const { workspace, key } = await t.workspace('free_trial');
+    await adjustCredits(t.db.pool, workspace.id, -480, 'test: 20 left', t.clock);
+    await setPerMinute(t.db.pool, workspace.id, 100); // the per-minute limit is not what this measures
+    const answers = await Promise.all(Array.from({ length: 50 }, () => t.get(METERED, key.key)));
+    const codes = answers.map((a) => a.statusCode);
+    assert.equal(codes.filter((c) => c === 200).length, 20);
+    assert.equal(codes.filter((c) => c === 402).length, 30);
+    const check = await consistent(workspace.id);
+    assert.equal(check.balance, 0);
+    assert.equal((await t.get('/v1/account/usage', key.key)).json().data.events_count, 20);
+  });
+
+  it('a 404 costs one credit; 400, 401 and 403 cost nothing', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const before = (await consistent(workspace.id)).monthly_remaining;
+    assert.equal((await t.get('/v1/entities/NOSUCH1', key.key)).statusCode, 404);
+    assert.equal((await t.get('/v1/filings/recent?days=91', key.key)).statusCode, 400);
+    assert.equal((await t.get('/v1/leads/new-businesses', key.key)).statusCode, 403);
+    assert.equal((await consistent(workspace.id)).monthly_remaining, before - 1);
+  });
+
+  it('a 5xx costs nothing: the reserved credit is refunded with a ledger entry', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const failing = defineOperation({
+      name: 'failing', tool: null, path: '/failing', title: 'fails', description: 'fails',
+      params: z.strictObject({}), kind: 'single', result: z.object({}), response: singleEnvelope(z.object({})),
+      metered: true, errors: [],
+      async handle() { throw new Error('boom'); },
+    }) as unknown as Operation;
+    const outcome = await t.app.pipeline.invoke(failing, { surface: 'rest', headers: { authorization: `Bearer ${key.key}` }, args: {}, csv: false, requestId: 'req_test5xx000000000000000', clientIp: '127.0.0.1' });
+    assert.equal(outcome.status, 500);
+    assert.deepEqual(outcome.body, { error: { code: 'internal_error', message: 'Internal server error. Retry with backoff.', request_id: 'req_test5xx000000000000000' } });
+    assert.equal(outcome.credits, 0);
+    const check = await consistent(workspace.id);
+    assert.equal(check.monthly_remaining, 50_000);
+    assert.deepEqual((await ledgerKinds(workspace.id)).slice(-2), ['consumption', 'refund']);
+  });
+
+  it('a credit reserved by a request that never finished is released by the sweeper, not leaked', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const r = await t.app.gate.check({ key: key.key, surface: 'rest', reserve: true, leadFeed: false, csv: false, requestId: 'req_crash' });
+    assert.equal(r.outcome, 'ok');
+    assert.equal((await consistent(workspace.id)).monthly_remaining, 49_999);
+    assert.equal(await sweepReservations(t.db.pool, t.clock.now()), 0); // too young
+    assert.equal(await sweepReservations(t.db.pool, new Date(t.clock.now().getTime() + 6 * 60_000)), 1);
+    assert.equal((await consistent(workspace.id)).monthly_remaining, 50_000);
+    await t.app.gate.settle(r.reservation!, false); // a late settle changes nothing
+    assert.equal((await consistent(workspace.id)).monthly_remaining, 50_000);
+  });
+});
+
+describe('authentication', () => {
+  it('answers every failure with the same 401 body and WWW-Authenticate: Bearer', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const revoked = await createKey(t.db.pool, workspace.id, 'live', PEPPER, t.clock);
+    await revokeKey(t.db.pool, revoked.id, t.clock);
+    const suspended = await t.workspace('pro');
+    await setSuspended(t.db.pool, suspended.workspace.id, true);
+    const unknown = `svc_live_${'A'.repeat(32)}`;
+    const cases: Array<[string, Record<string, string>, string?]> = [
+      ['missing', {}],
+      ['malformed', { authorization: 'Bearer svc_live_short' }],
+      ['unknown', { authorization: `Bearer ${unknown}` }],
+      ['revoked', { authorization: `Bearer ${revoked.key}` }],
+      ['suspended', { 'x-api-key': suspended.key.key }],
+      ['another scheme', { authorization: `Basic ${key.key}` }],
+      ['two spaces', { authorization: `Bearer  ${key.key}` }],
+      ['both headers differing', { authorization: `Bearer ${key.key}`, 'x-api-key': unknown }],
+      ['key in the query only', {}, `?api_key=${key.key}`],
+    ];
+    const bodies = new Set<string>();
+    for (const [what, headers, query] of cases) {
+      const r = await t.app.http.inject({ method: 'GET', url: `${METERED}${query ?? ''}`, headers });
+      assert.equal(r.statusCode, 401, what);
+      assert.equal(r.headers['www-authenticate'], 'Bearer', what);
+      const body = r.json();
+      assert.match(body.error.request_id, /^req_[0-9A-Za-z]{20,}$/);
+      assert.equal(r.headers['x-request-id'], body.error.request_id);
+      bodies.add(JSON.stringify({ ...body, error: { ...body.error, request_id: '' } }));
+    }
+    assert.deepEqual([...bodies], [JSON.stringify({ error: { code: 'unauthorized', message: 'Invalid or missing API key.', request_id: '' } })]);
+    // Accepted forms: the scheme in any case, X-API-Key, both headers equal; an api_key in the query is ignored.
+    for (const headers of [{ authorization: `bearer ${key.key}` }, { 'x-api-key': key.key }, { authorization: `BEARER ${key.key}`, 'x-api-key': key.key }]) {
+      assert.equal((await t.app.http.inject({ method: 'GET', url: `${METERED}?api_key=x`, headers })).statusCode, 200);
+    }
+  });
+
+  it('keeps only a keyed hash of each key and logs requests without it', async () => {
+    const { key } = await t.workspace('pro');
+    const r = await t.get(`${METERED}?api_key=${key.key}`, key.key);
+    await t.app.requestLog.flush();
+    const stored = JSON.stringify((await t.db.pool.query('SELECT * FROM api_keys')).rows) + JSON.stringify((await t.db.pool.query('SELECT * FROM request_logs')).rows);
+    assert.ok(!stored.includes(key.key.slice(9)), 'a raw key is stored somewhere');
+    const log = (await t.db.pool.query('SELECT route, status, credits, key_id FROM request_logs WHERE request_id = $1', [r.headers['x-request-id']])).rows[0];
+    assert.deepEqual(log, { route: '/v1/filings/recent', status: 200, credits: 1, key_id: key.id });
+  });
+});

@@ -1,0 +1,49 @@
+// The application on a fresh test database, with a hand-moved clock, and helpers to call it.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
+import { createWorkspace, type CreatedKey, type Workspace } from '../../src/accounts/workspaces.js';
+import { buildApp, type App } from '../../src/api/app.js';
+import { ManualClock } from '../../src/clock.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
+import type { Database } from '../../src/db/index.js';
+import type { RateLimiter } from '../../src/limits/index.js';
+import { testDatabase, type TestDatabase } from './database.js';
+
+export const PEPPER = 'test-pepper';
+
+export interface TestApp {
+  readonly app: App;
+  readonly db: TestDatabase;
+  readonly database: Database;
+  readonly clock: ManualClock;
+  readonly config: Config;
+  workspace(plan: string, name?: string): Promise<{ workspace: Workspace; key: CreatedKey }>;
+  get(url: string, key?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export async function testApp(opts: { now?: string; limiter?: (clock: ManualClock) => RateLimiter; env?: Record<string, string> } = {}): Promise<TestApp> {
+  const db = await testDatabase();
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'rl-app-'));
+  const clock = new ManualClock(opts.now ?? '2026-03-10T12:00:00Z');
+  const config = loadConfig({ DATABASE_URL: db.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', SCHEDULER: '0', ...opts.env });
+  const database: Database = { pool: db.pool, readPool: db.pool, embedded: false, close: async () => {} };
+  const app = await buildApp({ config, db: database, pepper: PEPPER, clock, ...(opts.limiter ? { limiter: opts.limiter(clock) } : {}) });
+  return {
+    app,
+    db,
+    database,
+    clock,
+    config,
+    workspace: (plan, name) => createWorkspace(db.pool, { plan, ...(name ? { name } : {}) }, PEPPER, clock),
+    get: (url, key, headers = {}) =>
+      app.http.inject({ method: 'GET', url, headers: key ? { authorization: `Bearer ${key}`, ...headers } : headers }),
+    async close() {
+      await app.http.close();
+      await db.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
