@@ -9,10 +9,11 @@ import type { Database } from '../db/index.js';
 import { MemoryRateLimiter, type RateLimiter } from '../limits/index.js';
 import { ApiError, internalError } from './errors.js';
 import { newRequestId } from './ids.js';
+import { openApiDocument } from './openapi.js';
 import { OPERATIONS } from './operations/index.js';
 import { KEYLESS_OPERATIONS } from './operations/keyless.js';
 import { Pipeline } from './pipeline.js';
-import { errorReply, registerRest } from './rest.js';
+import { errorReply, registerOpenApi, registerRest } from './rest.js';
 import { createServices, type Services } from './services.js';
 
 export interface AppDeps {
@@ -99,6 +100,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       return reply.code(503).send({ status: 'unavailable', reason: 'database does not answer' });
     }
   });
-  registerRest(http, [...OPERATIONS, ...KEYLESS_OPERATIONS], pipeline);
+  const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
+  registerRest(http, routes, pipeline);
+  registerOpenApi(http, openApiDocument(routes), limiter);
   return { http, services, gate, pipeline, requestLog };
 }

@@ -10,18 +10,16 @@ export function limit(def: number, max: number) {
     .int({ error: 'must be an integer' })
     .min(1, { error: 'must be at least 1' })
     .transform((n) => Math.min(n, max))
-    .optional()
-    .transform((n) => n ?? def)
-    .meta({ description: `Page size, ${def} by default; values above ${max} are clamped to ${max}.`, default: def, maximum: max });
+    .default(def)
+    .meta({ description: `Page size, ${def} by default; values above ${max} are clamped to ${max}.`, maximum: max });
 }
 
 export const offset = z.coerce
   .number({ error: 'must be an integer' })
   .int({ error: 'must be an integer' })
   .min(0, { error: 'must not be negative' })
-  .optional()
-  .transform((n) => n ?? 0)
-  .meta({ description: 'Rows to skip.', default: 0, minimum: 0 });
+  .default(0)
+  .meta({ description: 'Rows to skip.' });
 
 export const pagination = (def: number, max: number) => ({ limit: limit(def, max), offset });
 
@@ -61,9 +59,11 @@ export const entityTypeCode = z
  * A multi-select: `a&a` (repeated), `a,b` (comma-separated) or a JSON array, each value checked
  * by `item`. Returns the distinct values.
  */
-export function multi<T extends string>(item: z.ZodType<T, string>, description: string) {
+export function multi<T extends string>(item: z.ZodType<T, string>, description: string, values?: readonly string[]) {
+  // `values` only documents the allowed values (checking is `item`'s, value by value, with its own message).
+  const element = values ? z.string().meta({ enum: [...values] }) : z.string();
   return z
-    .union([z.array(z.string()), z.string()], { error: 'must be a text value or a list of them' })
+    .union([z.array(element), z.string()], { error: 'must be a text value or a list of them' })
     .transform((raw, ctx) => {
       const values = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(',')).map((v) => v.trim());
       const out: T[] = [];

@@ -2,6 +2,8 @@
 // pipeline. Routes stay thin: read the request, invoke, write the outcome.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodObject } from 'zod';
+import { rateLimitHeaders, type RateLimiter } from '../limits/index.js';
+import { KEYLESS_PER_MINUTE } from './operations/keyless.js';
 import { ApiError } from './errors.js';
 import type { Operation, ListResult } from './operation.js';
 import { csvHeaders, toCsv, wantsCsv } from './csv.js';
@@ -69,4 +71,20 @@ export function registerRest(app: FastifyInstance, operations: readonly Operatio
 /** The error envelope for failures outside any operation (unknown routes, unreadable requests). */
 export function errorReply(reply: FastifyReply, requestId: string, err: ApiError): FastifyReply {
   return reply.code(err.status).send(err.body(requestId));
+}
+
+/** GET /v1/openapi.json (and under /api/v1): keyless, limited per client address like the other keyless routes. */
+export function registerOpenApi(app: FastifyInstance, document: object, limiter: RateLimiter): void {
+  const body = JSON.stringify(document);
+  for (const prefix of API_PREFIXES) {
+    app.get(`${prefix}/openapi.json`, async (req, reply) => {
+      const rate = await limiter.hit(`ip:${req.ip}:openapi`, KEYLESS_PER_MINUTE);
+      reply.headers(rateLimitHeaders(rate));
+      if (!rate.allowed) {
+        reply.header('retry-after', String(rate.resetSeconds));
+        return errorReply(reply, req.id, new ApiError('rate_limited', `Rate limit of ${rate.limit} requests per minute exceeded. Retry in ${rate.resetSeconds} seconds.`));
+      }
+      return reply.type('application/json; charset=utf-8').send(body);
+    });
+  }
 }

@@ -11,6 +11,7 @@ const entitySearchParams = z.strictObject({
   status: multi(
     z.string().transform((s) => s.toLowerCase()).pipe(z.enum(STATUS_VALUES, { error: `must be one of ${STATUS_VALUES.join(', ')}` })),
     'active/a, inactive/i, or a refined inactive status: d dissolved, r revoked, w withdrawn, m merged, n name held, p pending, x expired.',
+    STATUS_VALUES,
   ).optional(),
   entity_type: multi(entityTypeCode, 'Registry entity type codes, UPPERCASE (FLAL, DOMP, DOMNP, FORP, FORL...).').optional(),
   state: twoLetters('Registry jurisdiction (FL).').optional(),
@@ -26,6 +27,7 @@ const entitySearchParams = z.strictObject({
   facets: multi(
     z.string().min(1).max(40).pipe(z.enum(FACETS, { error: `must be one of ${FACETS.join(', ')}` })),
     `Facet counts over the whole match set (up to 20 values each): ${FACETS.join(', ')}.`,
+    FACETS,
   ).optional(),
 });
 

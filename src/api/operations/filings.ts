@@ -38,9 +38,8 @@ export const listRecentFilings = defineOperation({
       .int({ error: 'must be an integer' })
       .min(1, { error: 'must be at least 1' })
       .max(90, { error: 'must be at most 90' })
-      .optional()
-      .transform((n) => n ?? 7)
-      .meta({ description: 'Days back from today, 1 to 90.', default: 7 }),
+      .default(7)
+      .meta({ description: 'Days back from today, 1 to 90.' }),
     ...pagination(25, 200),
   }),
   kind: 'list',

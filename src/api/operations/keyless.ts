@@ -8,6 +8,9 @@ import { listResult } from './list.js';
 
 const today = (d: Date): string => d.toISOString().slice(0, 10);
 
+/** decisions.md: keyless routes allow 30 requests a minute per client address (public search 10). */
+export const KEYLESS_PER_MINUTE = 30;
+
 export const sample = defineOperation({
   name: 'getSample',
   tool: null,
@@ -19,7 +22,7 @@ export const sample = defineOperation({
   result: EntityHit,
   response: listEnvelope(EntityHit),
   metered: false,
-  keyless: { perMinute: 30 },
+  keyless: { perMinute: KEYLESS_PER_MINUTE },
   errors: [400],
   async handle(p, ctx) {
     const page = await ctx.services.search.entities({ sort: 'date_newest', filed_before: today(ctx.now), limit: p.limit, offset: 0 });
@@ -69,7 +72,7 @@ export const status = defineOperation({
   result: DatasetStatusBody,
   response: singleEnvelope(DatasetStatusBody),
   metered: false,
-  keyless: { perMinute: 30 },
+  keyless: { perMinute: KEYLESS_PER_MINUTE },
   errors: [],
   async handle(_p, ctx) {
     const state = await ctx.services.dataset.state();

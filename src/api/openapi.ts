@@ -1,0 +1,139 @@
+// The OpenAPI 3.1 document, generated from the operation table: every route, parameter, response
+// and error as served. Schemas come from the same zod definitions the pipeline validates with.
+import { z } from 'zod';
+import type { Operation } from './operation.js';
+import { pathParams } from './operation.js';
+import { ErrorEnvelope } from './schemas.js';
+
+type Json = Record<string, unknown>;
+
+/** Adds zod defaults (which input-mode JSON Schema leaves out) and drops the unbounded-integer noise. */
+const override = (ctx: { zodSchema: unknown; jsonSchema: Json }): void => {
+  const def = (ctx.zodSchema as { _zod: { def: { type: string; defaultValue?: unknown } } })._zod.def;
+  if (def.type === 'default') ctx.jsonSchema.default = typeof def.defaultValue === 'function' ? (def.defaultValue as () => unknown)() : def.defaultValue;
+  if (ctx.jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete ctx.jsonSchema.maximum;
+  if (ctx.jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete ctx.jsonSchema.minimum;
+};
+
+/** JSON Schema of `schema`; named sub-schemas (meta id) are moved into `components`. */
+function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Json): Json {
+  const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', override, target: 'draft-2020-12' });
+  const json = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
+  delete json.$schema;
+  Object.assign(components, json.$defs ?? {});
+  delete json.$defs;
+  return json;
+}
+
+/** A multi-value parameter (array or comma-separated string) is described as an array. */
+function parameterSchema(schema: Json): Json {
+  const anyOf = schema.anyOf as Json[] | undefined;
+  const array = anyOf?.find((s) => s.type === 'array');
+  if (!array) return schema;
+  const { anyOf: _a, ...rest } = schema;
+  return { ...rest, ...array };
+}
+
+const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Invalid parameters: `details` names each bad parameter and why.',
+  401: 'Missing, invalid, revoked or conflicting credentials, or a suspended workspace (one body for all).',
+  402: 'The free trial has no credits left.',
+  403: 'Authenticated but not permitted (plan without REST, MCP, CSV or the lead feed).',
+  404: 'Not found.',
+  429: 'Per-minute limit or monthly quota exceeded; see Retry-After.',
+  500: 'Server failure; retry with backoff. Costs nothing.',
+};
+
+function errorResponse(status: number): Json {
+  const headers: Json = Object.fromEntries(RATE_HEADERS.map((h) => [h, { $ref: `#/components/headers/${h}` }]));
+  if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+  return {
+    description: ERROR_TEXT[status] ?? 'Error.',
+    headers,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
+}
+
+function operationObject(op: Operation, components: Json): Json {
+  const params = schemaOf(op.params, 'input', components);
+  const properties = (params.properties ?? {}) as Record<string, Json>;
+  const required = new Set((params.required ?? []) as string[]);
+  const inPath = new Set(pathParams(op));
+  const parameters: Json[] = Object.entries(properties).map(([name, schema]) => {
+    const { description, ...rest } = schema;
+    const p: Json = { name, in: inPath.has(name) ? 'path' : 'query', required: inPath.has(name) || required.has(name), schema: parameterSchema(rest) };
+    if (description) p.description = description;
+    // Repeat the parameter for several values (commas work too, as the description says).
+    if ((p.schema as Json).type === 'array') Object.assign(p, { style: 'form', explode: true });
+    return p;
+  });
+  if (op.kind === 'list' && !op.keyless) {
+    parameters.push({ name: 'format', in: 'query', required: false, description: 'csv for a CSV answer (plans with CSV), as with Accept: text/csv.', schema: { type: 'string', enum: ['json', 'csv'] } });
+  }
+  const name = `${op.name[0]!.toUpperCase()}${op.name.slice(1)}Response`;
+  components[name] = schemaOf(op.response, 'output', components);
+  const okContent: Json = { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } };
+  if (op.kind === 'list' && !op.keyless) {
+    okContent['text/csv'] = { schema: { type: 'string', description: 'The page\'s hits with a header row; pagination in X-Total-Count, X-Limit, X-Offset.' } };
+  }
+  const statuses = new Set<number>([...op.errors, ...(op.keyless ? [] : [401]), 429, 500]);
+  if (op.metered && !op.keyless && op.kind === 'list') statuses.add(403); // CSV without the plan
+  if (op.metered) statuses.add(402);
+  const responses: Json = {
+    200: {
+      description: 'OK',
+      headers: Object.fromEntries(RATE_HEADERS.map((h) => [h, { $ref: `#/components/headers/${h}` }])),
+      content: okContent,
+    },
+  };
+  for (const s of [...statuses].sort()) responses[s] = errorResponse(s);
+  const object: Json = {
+    operationId: op.name,
+    summary: op.title,
+    description: op.description,
+    parameters,
+    responses,
+  };
+  if (op.keyless) object.security = [];
+  if (op.tool) object['x-mcp-tool'] = op.tool;
+  return object;
+}
+
+export function openApiDocument(operations: readonly Operation[]): Json {
+  const components: Json = {};
+  schemaOf(ErrorEnvelope, 'output', components); // named `Error`: lands in components
+
+  const paths: Json = {};
+  for (const op of operations) paths[op.path] = { get: operationObject(op, components) };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Registry Lookup API',
+      version: '1.0.0',
+      description:
+        'Read-only API over the Florida corporate registry (about 12.6 million entities, active and historical), refreshed every early morning UTC. Every metered request costs 1 credit. The data is not a consumer report and must not be used for any purpose covered by consumer-reporting law. Not affiliated with any government body.',
+    },
+    servers: [{ url: '/v1' }, { url: '/api/v1', description: 'Same-origin proxy: the same routes, plus billing.' }],
+    security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer svc_live_… (or svc_test_…)' },
+        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      },
+      headers: {
+        'X-RateLimit-Limit': { description: 'The per-minute cap.', schema: { type: 'integer' } },
+        'X-RateLimit-Remaining': { description: 'Requests left in the current 60-second window.', schema: { type: 'integer' } },
+        'X-RateLimit-Reset': { description: 'Unix seconds at which the window resets.', schema: { type: 'integer' } },
+        RateLimit: { description: '"default";r=<remaining>;t=<seconds to reset>', schema: { type: 'string' } },
+        'RateLimit-Limit': { description: 'The per-minute cap.', schema: { type: 'integer' } },
+        'RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
+        'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds until a retry is allowed.', schema: { type: 'integer' } },
+      },
+    },
+  };
+}
