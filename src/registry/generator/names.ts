@@ -101,7 +101,8 @@ const STEMS: Readonly<Record<NameKind, Weighted<Stem>>> = {
     [fullName, 4], [associates, 4], [initials, 4], [letters, 3], [tradeOfPlace, 3],
   ]),
   nonprofit: new Weighted<Stem>([
-    [(r, lead) => `THE ${lead} ${nameWord(r)} FOUNDATION`, 9], [(r) => `THE ${lastNameWord(r)} FAMILY FOUNDATION`, 6],
+    [(r) => `THE ${brandWord(r)} FOUNDATION`, 5], [(r, lead) => `THE ${lead} ${nameWord(r)} FOUNDATION`, 5],
+    [(r) => `THE ${lastNameWord(r)} FAMILY FOUNDATION`, 5],
     [(r, lead) => `${lead} ${nameWord(r)} HOMEOWNERS ASSOCIATION`, 15],
     [(r, lead) => `${lead} ${r.pick(['TOWERS', 'POINTE', 'VILLAS', 'PLACE', 'GARDENS', 'ISLES'])} CONDOMINIUM ASSOCIATION`, 10],
     [(_r, lead) => `${lead} BAPTIST CHURCH`, 5], [(_r, lead) => `${lead} CHURCH OF GOD`, 3],

@@ -167,9 +167,9 @@ const tier = new Weighted<0 | 1 | 2>([
   [2, 18],
 ]);
 
-/** A distinctive word to stand alone (`ZAVORA LLC`): never one of the very common words. */
+/** A distinctive word to stand alone (`ZAVORA LLC`): invented, or any mid-frequency word alike. */
 export function brandWord(rng: Rng): string {
-  return rng.chance(0.65) ? inventedWord(rareZipf.rank(rng)) : MID_WORDS[midZipf.rank(rng)]!;
+  return rng.chance(0.65) ? inventedWord(rareZipf.rank(rng)) : rng.pick(MID_WORDS);
 }
 
 /** A general word for a business name. */
