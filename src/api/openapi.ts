@@ -73,8 +73,14 @@ function operationObject(op: Operation, components: Json): Json {
     parameters.push({ name: 'format', in: 'query', required: false, description: 'csv for a CSV answer (plans with CSV), as with Accept: text/csv.', schema: { type: 'string', enum: ['json', 'csv'] } });
   }
   const name = `${op.name[0]!.toUpperCase()}${op.name.slice(1)}Response`;
-  components[name] = schemaOf(op.response, 'output', components);
-  const okContent: Json = { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } };
+  let okContent: Json;
+  if (op.kind === 'file') {
+    schemaOf(op.result, 'output', components); // the row's columns, documented as a named schema
+    okContent = { 'text/csv': { schema: { type: 'string', description: `A header row, then one row per record; columns as in ${String((z.globalRegistry.get(op.result) as { id?: string } | undefined)?.id ?? 'the row schema')}.` } } };
+  } else {
+    components[name] = schemaOf(op.response, 'output', components);
+    okContent = { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } };
+  }
   if (op.kind === 'list' && !op.keyless) {
     okContent['text/csv'] = { schema: { type: 'string', description: 'The page\'s hits with a header row; pagination in X-Total-Count, X-Limit, X-Offset.' } };
   }

@@ -22,6 +22,11 @@ export interface SingleResult<T = unknown> {
   data: T;
 }
 
+/** A file answer (a CSV download): sent as is, not in an envelope. */
+export interface FileResult {
+  file: { filename: string; contentType: string; body: string };
+}
+
 export interface Operation<P extends z.ZodObject = z.ZodObject> {
   /** OpenAPI operationId. */
   readonly name: string;
@@ -34,8 +39,8 @@ export interface Operation<P extends z.ZodObject = z.ZodObject> {
   readonly description: string;
   /** Query and path parameters together. */
   readonly params: P;
-  readonly kind: 'list' | 'single';
-  /** The 200 body's `data` items (list) or object (single). */
+  readonly kind: 'list' | 'single' | 'file';
+  /** The 200 body's `data` items (list) or object (single); for a file, its rows. */
   readonly result: z.ZodType;
   /** The whole 200 body. */
   readonly response: z.ZodType;
@@ -47,7 +52,7 @@ export interface Operation<P extends z.ZodObject = z.ZodObject> {
   readonly keyless?: { readonly perMinute: number };
   /** Error statuses it documents besides 401, 429 and 500. */
   readonly errors: readonly number[];
-  handle(params: z.output<P>, ctx: HandlerContext): Promise<ListResult | SingleResult>;
+  handle(params: z.output<P>, ctx: HandlerContext): Promise<ListResult | SingleResult | FileResult>;
 }
 
 export const defineOperation = <P extends z.ZodObject>(op: Operation<P>): Operation<P> => op;

@@ -11,7 +11,7 @@ import type { Surface } from '../accounts/plans.js';
 import type { Clock } from '../clock.js';
 import { rateLimitHeaders, type RateDecision, type RateLimiter } from '../limits/index.js';
 import { ApiError, badRequest, internalError, unauthorized, type Details } from './errors.js';
-import type { ListResult, Operation, SingleResult } from './operation.js';
+import type { FileResult, ListResult, Operation, SingleResult } from './operation.js';
 import type { Services } from './services.js';
 
 export interface Invocation {
@@ -30,7 +30,7 @@ export interface Outcome {
   /** The full JSON body (envelope included), or the error envelope. */
   readonly body: unknown;
   /** The handler's result on success, for renderings other than JSON (CSV). */
-  readonly result: ListResult | SingleResult | null;
+  readonly result: ListResult | SingleResult | FileResult | null;
   readonly headers: Record<string, string>;
   readonly caller: Caller | null;
   readonly credits: 0 | 1;
@@ -112,7 +112,7 @@ export class Pipeline {
       const body = await this.envelope(op, result, inv.requestId);
       const credits = await this.settle(reservation, false);
       reservation = null;
-      return { status: 200, body, result, headers: headers(), caller, credits, error: null };
+      return { status: 200, body, result, headers: { ...headers(), ...fileHeaders(result) }, caller, credits, error: null };
     } catch (err) {
       // A 404 is an answer and costs its credit; anything else refunds it.
       const release = !(err instanceof ApiError && err.status === 404);
@@ -145,14 +145,20 @@ export class Pipeline {
     return release ? 0 : 1;
   }
 
-  async envelope(op: Operation, result: ListResult | SingleResult, requestId: string): Promise<unknown> {
-    if (op.kind === 'single') return { data: result.data, meta: { request_id: requestId } };
+  async envelope(op: Operation, result: ListResult | SingleResult | FileResult, requestId: string): Promise<unknown> {
+    if ('file' in result) return result.file.body;
+    if (op.kind === 'single') return { data: (result as SingleResult).data, meta: { request_id: requestId } };
     const list = result as ListResult;
     const meta = { request_id: requestId, dataset_status: await this.deps.services.dataset.status() };
     return list.facets
       ? { data: list.data, pagination: list.pagination, facets: list.facets, meta }
       : { data: list.data, pagination: list.pagination, meta };
   }
+}
+
+function fileHeaders(result: ListResult | SingleResult | FileResult): Record<string, string> {
+  if (!('file' in result)) return {};
+  return { 'content-type': result.file.contentType, 'content-disposition': `attachment; filename="${result.file.filename}"` };
 }
 
 function perMinuteRefusal(rate: RateDecision): ApiError {

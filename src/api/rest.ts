@@ -37,7 +37,7 @@ export function recordCall(req: FastifyRequest, outcome: Outcome, surface: CallR
   req.call = { workspaceId: outcome.caller?.workspaceId ?? null, keyId: outcome.caller?.keyId ?? null, credits: outcome.credits, surface };
 }
 
-/** Writes a pipeline outcome as the HTTP response. */
+/** Writes a pipeline outcome as the HTTP response (a file result's headers name its type). */
 export function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply {
   reply.code(outcome.status).headers(outcome.headers);
   if (outcome.status === 401) reply.header('www-authenticate', 'Bearer');

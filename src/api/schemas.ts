@@ -124,6 +124,19 @@ export const LeadHit = z
   })
   .meta({ id: 'LeadHit' });
 
+/** A row of the lead feed's daily file (CSV columns, in order). */
+export const LeadFileRow = z
+  .object({
+    document_number: z.string(), entity_name: z.string(), entity_type: z.string(), status: z.string(), filing_date: date,
+    county: nullable, fei_ein: nullable,
+    principal_address1: nullable, principal_address2: nullable, principal_city: nullable, principal_state: z.string(), principal_zip: nullable,
+    mailing_address1: nullable, mailing_address2: nullable, mailing_city: nullable, mailing_state: nullable, mailing_zip: nullable,
+    registered_agent_name: nullable, registered_agent_address: nullable, registered_agent_city: nullable, registered_agent_state: nullable,
+    registered_agent_zip: nullable,
+    officers: z.string().meta({ description: 'TITLE: NAME per officer in slot order, joined by "; ".' }),
+  })
+  .meta({ id: 'LeadFileRow' });
+
 export const AccountUsageBody = z
   .object({
     events_count: z.number().int(),

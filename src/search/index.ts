@@ -4,7 +4,7 @@ import { searchAddresses } from './addresses.js';
 import { entityDetail } from './detail.js';
 import { searchEntities, type EntitySearch } from './entities.js';
 import { filingsBetween, latestFilingDate } from './filings.js';
-import { searchLeads, type LeadQuery } from './leads.js';
+import { leadFileRows, searchLeads, type LeadQuery } from './leads.js';
 import type { PageRequest } from './paging.js';
 import { searchAgents, searchOfficers } from './people.js';
 
@@ -18,6 +18,7 @@ export function createSearch(pool: pg.Pool) {
     filingsBetween: (from: string, to: string, page: PageRequest) => filingsBetween(pool, from, to, page),
     latestFilingDate: (today: string) => latestFilingDate(pool, today),
     leads: (q: LeadQuery) => searchLeads(pool, q),
+    leadFile: (date: string) => leadFileRows(pool, date),
   };
 }
 

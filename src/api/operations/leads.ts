@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { canonicalCounty } from '../../registry/counties.js';
+import { LEAD_FILE_COLUMNS } from '../../search/leads.js';
+import { toCsv } from '../csv.js';
 import { defineOperation } from '../operation.js';
 import { entityTypeCode, isoDate, pagination, text } from '../params.js';
-import { LeadHit, listEnvelope } from '../schemas.js';
+import { LeadFileRow, LeadHit, listEnvelope } from '../schemas.js';
 import { listResult, USE_NOTE } from './list.js';
 
 export const county = z
@@ -37,5 +39,24 @@ export const listNewBusinessLeads = defineOperation({
   errors: [400, 403],
   async handle(p, ctx) {
     return listResult(await ctx.services.search.leads(p), p);
+  },
+});
+
+export const newBusinessesDailyFile = defineOperation({
+  name: 'getNewBusinessesDailyFile',
+  tool: null,
+  path: '/leads/new-businesses/daily.csv',
+  title: 'New businesses of a day, enriched (CSV)',
+  description: `Every formation filed on a date, as CSV: county, principal and mailing addresses, registered agent with address, officer names and titles (never officer addresses). Lead Feed and Enterprise plans. ${USE_NOTE}`,
+  params: z.strictObject({ date: isoDate('The filing date, YYYY-MM-DD.') }),
+  kind: 'file',
+  result: LeadFileRow,
+  response: z.string(),
+  metered: true,
+  leadFeed: true,
+  errors: [400, 403],
+  async handle(p, ctx) {
+    const rows = await ctx.services.search.leadFile(p.date);
+    return { file: { filename: `new-businesses-${p.date}.csv`, contentType: 'text/csv; charset=utf-8', body: toCsv(LEAD_FILE_COLUMNS, rows as unknown as Array<Record<string, unknown>>) } };
   },
 });

@@ -79,7 +79,15 @@ export function dailyChange(ctx: DatasetContext, fileDay: number, k: number): Da
   const kind = e.status === 'I' ? 'reinstatement' : wanted === 'reinstatement' ? 'annualReport' : wanted;
   const filed = Math.max(ctx.snapshotDay + 1, fileDay - rng.between(0, 4));
   const { entity, events } = alter(rng, e, kind, filed);
-  return { entity, events, firstSequence: e.history.length + 1 };
+  return { entity, events, firstSequence: dailySequence(ctx, e, fileDay, 1) };
+}
+
+/**
+ * Event numbers after the snapshot: a block of 100 per day, so an entity changed on several days
+ * never repeats a number (the registry's are increasing; gaps do not matter).
+ */
+function dailySequence(ctx: DatasetContext, e: Entity, fileDay: number, offset: number): number {
+  return e.history.length + 100 * (fileDay - ctx.snapshotDay) + offset;
 }
 
 export interface OtherEvent {
@@ -94,5 +102,5 @@ export function otherEvent(ctx: DatasetContext, fileDay: number, k: number): Oth
   const entity = pickEntity(rng, ctx, 'A');
   const code = rng.chance(0.6) ? amendmentCode(entity.type) : 'CORAPARTCR';
   const event = makeEvent(rng, code, Math.max(ctx.snapshotDay + 1, fileDay - rng.between(0, 4)));
-  return { entity, event, sequence: entity.history.length + 1 };
+  return { entity, event, sequence: dailySequence(ctx, entity, fileDay, 51) };
 }
