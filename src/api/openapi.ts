@@ -84,7 +84,8 @@ function operationObject(op: Operation, components: Json): Json {
   if (op.kind === 'list' && !op.keyless) {
     okContent['text/csv'] = { schema: { type: 'string', description: 'The page\'s hits with a header row; pagination in X-Total-Count, X-Limit, X-Offset.' } };
   }
-  const statuses = new Set<number>([...op.errors, ...(op.keyless ? [] : [401]), 429, 500]);
+  // Every route answers 400 to an unknown or bad parameter.
+  const statuses = new Set<number>([400, ...op.errors, ...(op.keyless ? [] : [401]), 429, 500]);
   if (op.metered && !op.keyless && op.kind === 'list') statuses.add(403); // CSV without the plan
   if (op.metered) statuses.add(402);
   const responses: Json = {
