@@ -42,7 +42,7 @@ export interface Services {
 export function createServices(db: Database, clock: Clock): Services {
   const dataset = new DatasetInfo(db.pool, clock);
   return {
-    search: createSearch(db.readPool),
+    search: createSearch(db.readPool, async () => (await dataset.state()).version),
     dataset,
     usage: (caller) => accountUsage(db.pool, caller, clock.now()),
   };

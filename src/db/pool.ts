@@ -11,7 +11,9 @@ export type PoolClient = pg.PoolClient;
 
 export function createPool(url: string, max: number, applicationName = 'registry-lookup'): pg.Pool {
   // An explicit search_path: the default "$user" would pick a schema named like the login role.
-  const pool = new pg.Pool({ connectionString: url, max, application_name: applicationName, options: '-c search_path=public' });
+  // The trigram threshold of `%` (fuzzy word expansion): 0.2 admits one typo in a four-letter word.
+  const options = '-c search_path=public -c pg_trgm.similarity_threshold=0.2';
+  const pool = new pg.Pool({ connectionString: url, max, application_name: applicationName, options });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   return pool;

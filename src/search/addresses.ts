@@ -1,10 +1,13 @@
 // Address search: one row per (principal address, entity). A ZIP5 or ZIP+4 is an equality match
-// on the postal code; anything else matches the normalized address (street and city) by words.
+// on the postal code, listed by address; anything else matches the normalized address (street and
+// city) by words and ranks like names (ranked.ts).
 import type pg from 'pg';
-import { matchesAllWords } from './expand.js';
+import type { SearchContext } from './context.js';
 import { addressKey } from './normalize.js';
-import { pageQuery, toPage, type Page, type PageRequest } from './paging.js';
+import type { Page, PageRequest } from './paging.js';
+import { rankedPage } from './ranked.js';
 import { Sql } from './sql.js';
+import { expandWords, termsMatch } from './terms.js';
 
 export interface AddressHit {
   address: string;
@@ -17,26 +20,57 @@ export interface AddressHit {
 
 const ZIP = /^(\d{5})(?:-(\d{4}))?$/;
 
-export async function searchAddresses(pool: pg.Pool, q: PageRequest & { query: string }): Promise<Page<AddressHit>> {
+async function hits(pool: pg.Pool, ids: number[]): Promise<AddressHit[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await pool.query<AddressHit>(
+    `SELECT coalesce(nullif(concat_ws(', ', e.principal_addr1, e.principal_addr2), ''), '') AS address,
+            coalesce(e.principal_city, '') AS city, coalesce(e.principal_state, 'FL') AS state,
+            coalesce(e.principal_zip5, '') AS zip, e.document_number, e.name AS entity_name
+     FROM unnest($1::int[]) WITH ORDINALITY AS u(id, pos) JOIN registry.entities e ON e.id = u.id ORDER BY u.pos`,
+    [ids],
+  );
+  return rows;
+}
+
+export async function searchAddresses(pool: pg.Pool, ctx: SearchContext, q: PageRequest & { query: string }): Promise<Page<AddressHit>> {
   const sql = new Sql();
   const zip = ZIP.exec(q.query.trim());
-  let where: string;
-  let order: string;
-  if (zip) {
-    where = `e.principal_zip5 = ${sql.p(zip[1])}${zip[2] ? ` AND e.principal_zip4 = ${sql.p(zip[2])}` : ''}`;
-    order = 'address_norm ASC NULLS LAST, document_number ASC';
-  } else {
-    const key = addressKey(q.query);
-    where = matchesAllWords(sql, 'address_words', 'e.address_words', key.words);
-    const n = sql.p(key.norm);
-    order = `CASE WHEN address_norm = ${n} THEN 0 WHEN address_norm LIKE ${n} || '%' THEN 1 ELSE 2 END,
-             similarity(address_norm, ${n}) DESC, address_norm ASC, document_number ASC`;
-  }
-  const matches = `SELECT e.document_number, e.name, e.address_norm, e.principal_addr1, e.principal_addr2, e.principal_city,
-                          e.principal_state, e.principal_zip5 FROM registry.entities e WHERE ${where}`;
-  const hit = `coalesce(nullif(concat_ws(', ', page.principal_addr1, page.principal_addr2), ''), '') AS address,
-               coalesce(page.principal_city, '') AS city, coalesce(page.principal_state, 'FL') AS state,
-               coalesce(page.principal_zip5, '') AS zip, page.document_number, page.name AS entity_name`;
-  const { rows } = await pool.query(pageQuery(matches, order, hit, sql.p(q.limit), sql.p(q.offset)), sql.params);
-  return toPage<AddressHit>(rows[0]);
+  const key = addressKey(q.query);
+  const terms = zip ? [] : await expandWords(pool, 'address_words', key.words);
+  const where = zip
+    ? `e.principal_zip5 = ${sql.p(zip[1])}${zip[2] ? ` AND e.principal_zip4 = ${sql.p(zip[2])}` : ''}`
+    : termsMatch(sql, 'e.address_words', terms);
+  const params = [...sql.params];
+  const cacheKey = JSON.stringify(['addresses', ctx.version, zip ? zip[0] : terms.map((t) => t.expansions)]);
+  const [total, ids] = await Promise.all([
+    ctx.counts.get(cacheKey, async () => {
+      if (terms.length === 1 && terms[0]!.frequent) return terms[0]!.rows;
+      return (await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM registry.entities e WHERE ${where}`, params)).rows[0]!.n;
+    }),
+    zip
+      ? pool
+          .query<{ id: number }>(
+            `SELECT e.id FROM registry.entities e WHERE ${where} ORDER BY e.address_norm ASC NULLS LAST, e.document_number ASC
+             OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
+            [...params, q.offset, q.limit],
+          )
+          .then((r) => r.rows.map((x) => x.id))
+      : rankedPage(
+          pool,
+          {
+            from: 'registry.entities e',
+            ref: 'e.id',
+            where,
+            tiers: [(s) => `e.address_norm = ${s.p(key.norm)}`, (s) => `e.address_norm LIKE ${s.p(key.norm)} || '%'`],
+            text: 'e.address_norm',
+            trgm: 'e.address_trgm',
+            query: key.norm,
+            tiebreak: 'e.address_norm ASC, e.document_number ASC',
+            sql,
+          },
+          q.offset,
+          q.limit,
+        ),
+  ]);
+  return { hits: await hits(pool, ids), total };
 }

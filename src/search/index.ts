@@ -1,6 +1,9 @@
-// The search module: every query the operations run, bound to the (read) pool.
+// The search module: every query the operations run, bound to the (read) pool, with the caches of
+// exact totals keyed by dataset version.
 import type pg from 'pg';
 import { searchAddresses } from './addresses.js';
+import type { FacetCounts, SearchContext } from './context.js';
+import { ResultCache } from './counts.js';
 import { entityDetail } from './detail.js';
 import { searchEntities, type EntitySearch } from './entities.js';
 import { filingsBetween, latestFilingDate } from './filings.js';
@@ -8,13 +11,16 @@ import { leadFileRows, searchLeads, type LeadQuery } from './leads.js';
 import type { PageRequest } from './paging.js';
 import { searchAgents, searchOfficers } from './people.js';
 
-export function createSearch(pool: pg.Pool) {
+export function createSearch(pool: pg.Pool, datasetVersion: () => Promise<number>) {
+  const counts = new ResultCache<number>();
+  const facets = new ResultCache<FacetCounts | undefined>(2_000);
+  const context = async (): Promise<SearchContext> => ({ version: await datasetVersion(), counts, facets });
   return {
-    entities: (q: EntitySearch) => searchEntities(pool, q),
+    entities: async (q: EntitySearch) => searchEntities(pool, await context(), q),
     entity: (documentNumber: string) => entityDetail(pool, documentNumber),
-    officers: (q: PageRequest & { name?: string; title?: string }) => searchOfficers(pool, q),
-    agents: (q: PageRequest & { name?: string }) => searchAgents(pool, q),
-    addresses: (q: PageRequest & { query: string }) => searchAddresses(pool, q),
+    officers: async (q: PageRequest & { name?: string; title?: string }) => searchOfficers(pool, await context(), q),
+    agents: async (q: PageRequest & { name?: string }) => searchAgents(pool, await context(), q),
+    addresses: async (q: PageRequest & { query: string }) => searchAddresses(pool, await context(), q),
     filingsBetween: (from: string, to: string, page: PageRequest) => filingsBetween(pool, from, to, page),
     latestFilingDate: (today: string) => latestFilingDate(pool, today),
     leads: (q: LeadQuery) => searchLeads(pool, q),

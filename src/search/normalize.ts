@@ -104,3 +104,18 @@ export function personKey(input: string): { norm: string; sorted: string; words:
   const all = norm.split(' ').filter((w) => w !== '');
   return { norm, sorted: sortedWords(all), words: [...new Set(all)] };
 }
+
+/**
+ * The number of distinct trigrams pg_trgm extracts from a normalized text (words of [A-Z0-9],
+ * each padded as "  word "): |T(name)|, which bounds trigram similarity from above
+ * (similarity <= min(|T(q)|, |T(name)|) / max(|T(q)|, |T(name)|)).
+ */
+export function trigramCount(normalized: string): number {
+  const seen = new Set<string>();
+  for (const word of normalized.split(' ')) {
+    if (word === '') continue;
+    const padded = `  ${word} `;
+    for (let i = 0; i + 3 <= padded.length; i++) seen.add(padded.slice(i, i + 3));
+  }
+  return seen.size;
+}

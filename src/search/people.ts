@@ -1,10 +1,14 @@
 // Officer search (one row per officer slot and entity) and registered-agent search (one row per
-// agent: normalized name and ZIP5, with the number of entities it serves).
+// agent: normalized name and ZIP5, with the number of entities it serves). Both rank like entity
+// names (ranked.ts): exact (either word order), prefix, then trigram similarity (which ignores
+// word order).
 import type pg from 'pg';
-import { matchesAllWords } from './expand.js';
+import type { SearchContext } from './context.js';
 import { nameKey, personKey, sortedWords } from './normalize.js';
-import { pageQuery, toPage, type Page, type PageRequest } from './paging.js';
+import type { Page, PageRequest } from './paging.js';
+import { rankedPage } from './ranked.js';
 import { Sql } from './sql.js';
+import { expandWords, termsMatch, type Dictionary, type Term } from './terms.js';
 
 export interface OfficerHit {
   officer_name: string;
@@ -21,56 +25,146 @@ export interface AgentHit {
   zip: string;
 }
 
-/** A name condition: 1 or 2 characters match the start of the name, longer ones match by words. */
-function nameCondition(sql: Sql, dictionary: 'officer_words' | 'agent_words', words: string[], norm: string, columns: { words: string; norm: string }): string {
-  if (norm.length > 0 && norm.length <= 2) return `${columns.norm} LIKE ${sql.p(norm)} || '%'`;
-  return matchesAllWords(sql, dictionary, columns.words, words);
-}
-
-/** Exact (either word order), then prefix, then trigram similarity (which ignores word order). */
-function relevance(sql: Sql, sorted: string, norm: string, columns: { sorted: string; norm: string }): string {
-  const n = sql.p(norm);
-  return `CASE WHEN ${columns.sorted} = ${sql.p(sorted)} THEN 0 WHEN ${columns.norm} LIKE ${n} || '%' THEN 1 ELSE 2 END, similarity(${columns.norm}, ${n}) DESC`;
-}
-
-export async function searchOfficers(pool: pg.Pool, q: PageRequest & { name?: string; title?: string }): Promise<Page<OfficerHit>> {
-  const sql = new Sql();
-  const where: string[] = [];
-  let order = 'document_number ASC, slot ASC';
-  if (q.name !== undefined) {
-    const key = personKey(q.name);
-    where.push(nameCondition(sql, 'officer_words', key.words, key.norm, { words: 'o.name_words', norm: 'o.name_norm' }));
-    order = `${relevance(sql, key.sorted, key.norm, { sorted: 'name_sorted', norm: 'name_norm' })}, name ASC, document_number ASC, slot ASC`;
-  }
-  if (q.title !== undefined) where.push(`o.title = upper(${sql.p(q.title)})`);
-  const matches = `SELECT o.entity_id, o.document_number, o.slot, o.title, o.name, o.name_norm, o.name_sorted FROM registry.officers o
-                   ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
-  const hit = `page.name AS officer_name, page.title AS title_code, page.document_number,
-               (SELECT e.name FROM registry.entities e WHERE e.id = page.entity_id) AS entity_name`;
-  const { rows } = await pool.query(pageQuery(matches, order, hit, sql.p(q.limit), sql.p(q.offset)), sql.params);
-  return toPage<OfficerHit>(rows[0]);
-}
-
 /** An agent's words: a company's without its weak words, else a person's. */
 export function agentWords(input: string): string[] {
   const company = nameKey(input).words;
   return company.length > 0 ? company : personKey(input).words;
 }
 
-export async function searchAgents(pool: pg.Pool, q: PageRequest & { name?: string }): Promise<Page<AgentHit>> {
+interface PersonQuery {
+  /** Table, alias and columns of the kind searched. */
+  readonly from: string;
+  readonly ref: string;
+  readonly words: string;
+  readonly norm: string;
+  readonly sorted: string;
+  readonly trgm: string;
+  readonly dictionary: Dictionary;
+  readonly tiebreak: string;
+}
+
+/** A name condition (1 or 2 characters: the start of the name; else by words) and the terms used. */
+async function nameCondition(pool: pg.Pool, sql: Sql, k: PersonQuery, words: string[], norm: string): Promise<{ where: string; terms: Term[] }> {
+  if (norm.length > 0 && norm.length <= 2) return { where: `${k.norm} LIKE ${sql.p(norm)} || '%'`, terms: [] };
+  const terms = await expandWords(pool, k.dictionary, words);
+  return { where: termsMatch(sql, k.words, terms), terms };
+}
+
+/** A page of refs and the exact total for a person or agent name query. */
+async function searchNames(
+  pool: pg.Pool,
+  ctx: SearchContext,
+  k: PersonQuery,
+  q: PageRequest & { words?: string[]; norm?: string; extra?: { where: (sql: Sql) => string; key: string } },
+  defaultOrder: string,
+): Promise<{ refs: number[]; total: number }> {
   const sql = new Sql();
   const where: string[] = [];
-  let order = 'entity_count DESC, name ASC, zip5 ASC';
-  if (q.name !== undefined) {
-    const words = agentWords(q.name);
-    const norm = nameKey(q.name).norm;
-    where.push(nameCondition(sql, 'agent_words', words, norm, { words: 'a.name_words', norm: 'a.agent_key' }));
-    order = `${relevance(sql, sortedWords(words), norm, { sorted: 'name_sorted', norm: 'agent_key' })}, ${order}`;
+  let terms: Term[] = [];
+  if (q.norm !== undefined) {
+    const c = await nameCondition(pool, sql, k, q.words ?? [], q.norm);
+    where.push(c.where);
+    terms = c.terms;
   }
-  const matches = `SELECT a.agent_key, a.zip5, a.name, a.city, a.state, a.entity_count, a.name_sorted FROM registry.agents a
-                   ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
-  const hit = `page.name AS agent_name, page.entity_count AS linked_entity_count, coalesce(page.city, '') AS city,
-               coalesce(page.state, '') AS state, page.zip5 AS zip`;
-  const { rows } = await pool.query(pageQuery(matches, order, hit, sql.p(q.limit), sql.p(q.offset)), sql.params);
-  return toPage<AgentHit>(rows[0]);
+  if (q.extra) where.push(q.extra.where(sql));
+  const condition = where.join(' AND ') || 'true';
+  const params = [...sql.params];
+  // A single frequent word counts exactly as its dictionary says.
+  const exactFromDictionary = terms.length === 1 && terms[0]!.frequent && !q.extra;
+  const key = JSON.stringify([k.from, ctx.version, q.norm, terms.map((t) => t.expansions), q.extra?.key]);
+  const [total, refs] = await Promise.all([
+    ctx.counts.get(key, async () => {
+      if (exactFromDictionary) return terms[0]!.rows;
+      return (await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${k.from} WHERE ${condition}`, params)).rows[0]!.n;
+    }),
+    q.norm === undefined
+      ? pool
+          .query<{ ref: number }>(`SELECT ${k.ref} AS ref FROM ${k.from} WHERE ${condition} ORDER BY ${defaultOrder} OFFSET $${params.length + 1} LIMIT $${params.length + 2}`, [...params, q.offset, q.limit])
+          .then((r) => r.rows.map((x) => x.ref))
+      : rankedPage(
+          pool,
+          {
+            from: k.from,
+            ref: k.ref,
+            where: condition,
+            tiers: [(s) => `${k.sorted} = ${s.p(sortedWords(q.words ?? []))}`, (s) => `${k.norm} LIKE ${s.p(q.norm)} || '%'`],
+            text: k.norm,
+            trgm: k.trgm,
+            query: q.norm,
+            tiebreak: k.tiebreak,
+            sql,
+          },
+          q.offset,
+          q.limit,
+        ),
+  ]);
+  return { refs, total };
+}
+
+const OFFICERS: PersonQuery = {
+  from: 'registry.officers o',
+  ref: '(o.entity_id * 8 + o.slot)',
+  words: 'o.name_words',
+  norm: 'o.name_norm',
+  sorted: 'o.name_sorted',
+  trgm: 'o.name_trgm',
+  dictionary: 'officer_words',
+  tiebreak: 'o.name ASC, o.document_number ASC, o.slot ASC',
+};
+
+export async function searchOfficers(pool: pg.Pool, ctx: SearchContext, q: PageRequest & { name?: string; title?: string }): Promise<Page<OfficerHit>> {
+  const key = q.name !== undefined ? personKey(q.name) : null;
+  const title = q.title;
+  const { refs, total } = await searchNames(
+    pool,
+    ctx,
+    OFFICERS,
+    {
+      limit: q.limit,
+      offset: q.offset,
+      ...(key ? { words: key.words, norm: key.norm } : {}),
+      ...(title !== undefined ? { extra: { where: (sql: Sql) => `o.title = upper(${sql.p(title)})`, key: `title:${title.toUpperCase()}` } } : {}),
+    },
+    'o.document_number ASC, o.slot ASC',
+  );
+  if (refs.length === 0) return { hits: [], total };
+  const { rows } = await pool.query<OfficerHit>(
+    `SELECT o.name AS officer_name, o.title AS title_code, o.document_number, e.name AS entity_name
+     FROM unnest($1::int[]) WITH ORDINALITY AS u(ref, pos)
+     JOIN registry.officers o ON o.entity_id = u.ref / 8 AND o.slot = u.ref % 8
+     JOIN registry.entities e ON e.id = o.entity_id
+     ORDER BY u.pos`,
+    [refs],
+  );
+  return { hits: rows, total };
+}
+
+const AGENTS: PersonQuery = {
+  from: 'registry.agents a',
+  ref: 'a.id',
+  words: 'a.name_words',
+  norm: 'a.agent_key',
+  sorted: 'a.name_sorted',
+  trgm: 'a.name_trgm',
+  dictionary: 'agent_words',
+  tiebreak: 'a.entity_count DESC, a.name ASC, a.zip5 ASC',
+};
+
+export async function searchAgents(pool: pg.Pool, ctx: SearchContext, q: PageRequest & { name?: string }): Promise<Page<AgentHit>> {
+  const words = q.name !== undefined ? agentWords(q.name) : [];
+  const { refs, total } = await searchNames(
+    pool,
+    ctx,
+    AGENTS,
+    { limit: q.limit, offset: q.offset, ...(q.name !== undefined ? { words, norm: nameKey(q.name).norm } : {}) },
+    AGENTS.tiebreak,
+  );
+  if (refs.length === 0) return { hits: [], total };
+  const { rows } = await pool.query<AgentHit>(
+    `SELECT a.name AS agent_name, a.entity_count AS linked_entity_count, coalesce(a.city, '') AS city,
+            coalesce(a.state, '') AS state, a.zip5 AS zip
+     FROM unnest($1::int[]) WITH ORDINALITY AS u(ref, pos) JOIN registry.agents a ON a.id = u.ref ORDER BY u.pos`,
+    [refs],
+  );
+  return { hits: rows, total };
 }

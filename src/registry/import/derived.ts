@@ -1,33 +1,64 @@
 // Tables derived from the loaded records: registered-agent groups, the word dictionaries used for
-// fuzzy expansion, and each entity's last inactivating event. Built whole after a snapshot load and
-// refreshed for the touched rows after a set of changes.
+// fuzzy expansion, precomputed counts, and each entity's last inactivating event. Built whole after
+// a snapshot load and moved by the difference after a set of changes.
 import type pg from 'pg';
 import { KNOWN_EVENT_CODES, inactivationOf } from '../codes.js';
 
 export type Schema = 'registry' | 'registry_next';
 
-/** Each dictionary: which table holds it, and which array column of which table it counts. */
+/** A word in at least this many rows is frequent: it matches itself only, and has its own counts. */
+export const FREQUENT_WORD = 20_000;
+
+/** Each dictionary: its table, and the array column of which table it counts. */
 const DICTIONARIES = [
   { table: 'entity_words', source: 'entities', column: 'name_words' },
-  { table: 'agent_words', source: 'entities', column: 'agent_words' },
   { table: 'address_words', source: 'entities', column: 'address_words' },
   { table: 'officer_words', source: 'officers', column: 'name_words' },
+  { table: 'agent_words', source: 'agents', column: 'name_words' },
 ] as const;
 
-/** Agent groups for the given (agent_key, zip5) pairs, or all of them. */
+type Source = (typeof DICTIONARIES)[number]['source'];
+
+/** Agent groups for the given (agent_key, zip5) pairs, or all of them, numbered after `firstId`. */
 function agentGroupsSql(s: Schema, where: string): string {
   return `
-    INSERT INTO ${s}.agents (agent_key, zip5, name, city, state, entity_count, name_sorted, name_words)
-    SELECT e.agent_key, coalesce(e.agent_zip5, ''),
-           mode() WITHIN GROUP (ORDER BY e.agent_name),
-           mode() WITHIN GROUP (ORDER BY e.agent_city),
-           mode() WITHIN GROUP (ORDER BY e.agent_state),
-           count(*),
-           min(array_to_string(ARRAY(SELECT unnest(e.agent_words) ORDER BY 1), ' ')),
-           min(e.agent_words)
-    FROM ${s}.entities e
-    WHERE e.agent_key IS NOT NULL ${where}
-    GROUP BY e.agent_key, coalesce(e.agent_zip5, '')`;
+    INSERT INTO ${s}.agents (agent_key, zip5, name, city, state, entity_count, name_sorted, name_words, name_trgm, id)
+    SELECT g.*, coalesce(array_length(show_trgm(g.agent_key), 1), 0),
+           (SELECT coalesce(max(id), 0) FROM ${s}.agents) + row_number() OVER (ORDER BY g.agent_key, g.zip5)
+    FROM (
+      SELECT e.agent_key, coalesce(e.agent_zip5, '') AS zip5,
+             mode() WITHIN GROUP (ORDER BY e.agent_name) AS name,
+             mode() WITHIN GROUP (ORDER BY e.agent_city) AS city,
+             mode() WITHIN GROUP (ORDER BY e.agent_state) AS state,
+             count(*) AS entity_count,
+             min(array_to_string(ARRAY(SELECT unnest(e.agent_words) ORDER BY 1), ' ')) AS name_sorted,
+             min(e.agent_words) AS name_words
+      FROM ${s}.entities e
+      WHERE e.agent_key IS NOT NULL ${where}
+      GROUP BY e.agent_key, coalesce(e.agent_zip5, '')
+    ) g`;
+}
+
+/**
+ * The count slices each entity row of `src` belongs to (see entity_counts in migration 010): all,
+ * its city, the first one and two characters of its name; and, in `wordSlicesSql`, its frequent words.
+ */
+function slicesSql(src: string): string {
+  return `
+    SELECT v.slice, e.status, e.entity_type, coalesce(extract(year FROM e.filing_date)::int, -1) AS filing_year
+    FROM ${src} e CROSS JOIN LATERAL (
+      SELECT ''::text AS slice
+      UNION ALL SELECT 'c:' || upper(e.principal_city) WHERE e.principal_city IS NOT NULL
+      UNION ALL SELECT 'p:' || left(e.name_core, 1) WHERE e.name_core <> ''
+      UNION ALL SELECT 'p:' || left(e.name_core, 2) WHERE length(e.name_core) >= 2
+    ) v`;
+}
+
+function wordSlicesSql(s: Schema, src: string): string {
+  return `
+    SELECT 'w:' || w AS slice, e.status, e.entity_type, coalesce(extract(year FROM e.filing_date)::int, -1) AS filing_year
+    FROM ${src} e CROSS JOIN LATERAL unnest(e.name_words) AS w
+    WHERE w IN (SELECT word FROM ${s}.entity_words WHERE frequent)`;
 }
 
 /** Inactivating event codes with their letters and labels, as query parameters. */
@@ -54,9 +85,17 @@ export async function buildCorporateDerived(client: pg.PoolClient, s: Schema): P
   await client.query(agentGroupsSql(s, ''));
   for (const d of DICTIONARIES) {
     await client.query(
-      `INSERT INTO ${s}.${d.table} (word, n) SELECT w, count(*) FROM ${s}.${d.source}, unnest(${d.column}) AS w GROUP BY w`,
+      `INSERT INTO ${s}.${d.table} (word, n, frequent)
+       SELECT w, count(*), count(*) >= ${FREQUENT_WORD} FROM ${s}.${d.source}, unnest(${d.column}) AS w GROUP BY w`,
     );
   }
+  await client.query(`
+    INSERT INTO ${s}.entity_counts (slice, status, entity_type, filing_year, n)
+    SELECT slice, status, entity_type, filing_year, count(*) FROM (${slicesSql(`${s}.entities`)} UNION ALL ${wordSlicesSql(s, `${s}.entities`)}) x
+    GROUP BY 1, 2, 3, 4`);
+  await client.query(`
+    INSERT INTO ${s}.entity_day_counts (status, entity_type, filing_date, n)
+    SELECT status, entity_type, filing_date, count(*) FROM ${s}.entities WHERE filing_date IS NOT NULL GROUP BY 1, 2, 3`);
 }
 
 export async function buildEventDerived(client: pg.PoolClient, s: Schema): Promise<void> {
@@ -64,42 +103,65 @@ export async function buildEventDerived(client: pg.PoolClient, s: Schema): Promi
 }
 
 /**
- * Before a change set replaces rows: remembers the agent groups and dictionary words the old rows
- * contributed (temp tables `old_agents`, `old_words_*`), so `refreshCorporateDerived` can recount them.
+ * Before a change set replaces rows: keeps the rows it replaces (`old_entities`, `old_officers`),
+ * so `refreshCorporateDerived` can move every derived count by the difference.
  */
 export async function rememberCorporateDerived(client: pg.PoolClient, s: Schema): Promise<void> {
   await client.query(`
-    CREATE TEMP TABLE old_agents ON COMMIT DROP AS
-    SELECT e.agent_key, coalesce(e.agent_zip5, '') AS zip5 FROM ${s}.entities e
-    JOIN chg_entities c ON c.document_number = e.document_number WHERE e.agent_key IS NOT NULL`);
-  for (const d of DICTIONARIES) {
-    const old = d.source === 'entities' ? `${s}.entities` : `${s}.officers`;
-    await client.query(`
-      CREATE TEMP TABLE old_${d.table} ON COMMIT DROP AS
-      SELECT w FROM ${old} t JOIN chg_entities c ON c.document_number = t.document_number, unnest(t.${d.column}) AS w`);
-  }
+    CREATE TEMP TABLE old_entities ON COMMIT DROP AS
+    SELECT e.* FROM ${s}.entities e JOIN chg_entities c ON c.document_number = e.document_number`);
+  await client.query(`
+    CREATE TEMP TABLE old_officers ON COMMIT DROP AS
+    SELECT o.* FROM ${s}.officers o JOIN chg_entities c ON c.document_number = o.document_number`);
 }
 
-/** After a change set: recounts the agent groups it touched and moves dictionary counts by the difference. */
+/** Moves a dictionary's counts by the words of the rows leaving (`before`) and arriving (`after`). */
+async function moveDictionary(client: pg.PoolClient, s: Schema, table: string, column: string, before: string, after: string): Promise<void> {
+  await client.query(`
+    INSERT INTO ${s}.${table} AS dict (word, n)
+    SELECT w, sum(delta) FROM (
+      SELECT w, 1 AS delta FROM ${after}, unnest(${column}) AS w
+      UNION ALL SELECT w, -1 FROM ${before}, unnest(${column}) AS w
+    ) moves GROUP BY w HAVING sum(delta) <> 0
+    ON CONFLICT (word) DO UPDATE SET n = dict.n + excluded.n`);
+}
+
+/** After a change set: recounts the agent groups it touched, and moves dictionaries and counts. */
 export async function refreshCorporateDerived(client: pg.PoolClient, s: Schema): Promise<void> {
   await client.query(`
     CREATE TEMP TABLE touched_agents ON COMMIT DROP AS
-    SELECT agent_key, zip5 FROM old_agents
+    SELECT agent_key, coalesce(agent_zip5, '') AS zip5 FROM old_entities WHERE agent_key IS NOT NULL
     UNION SELECT agent_key, coalesce(agent_zip5, '') FROM chg_entities WHERE agent_key IS NOT NULL`);
+  await client.query(`
+    CREATE TEMP TABLE old_agents ON COMMIT DROP AS
+    SELECT a.* FROM ${s}.agents a JOIN touched_agents t ON a.agent_key = t.agent_key AND a.zip5 = t.zip5`);
   await client.query(`DELETE FROM ${s}.agents a USING touched_agents t WHERE a.agent_key = t.agent_key AND a.zip5 = t.zip5`);
-  await client.query(
-    agentGroupsSql(s, `AND (e.agent_key, coalesce(e.agent_zip5, '')) IN (SELECT agent_key, zip5 FROM touched_agents)`),
-  );
-  for (const d of DICTIONARIES) {
-    const fresh = d.source === 'entities' ? 'chg_entities' : 'chg_officers';
-    await client.query(`
-      INSERT INTO ${s}.${d.table} AS dict (word, n)
-      SELECT w, sum(delta) FROM (
-        SELECT w, 1 AS delta FROM ${fresh}, unnest(${d.column}) AS w
-        UNION ALL SELECT w, -1 FROM old_${d.table}
-      ) moves GROUP BY w HAVING sum(delta) <> 0
-      ON CONFLICT (word) DO UPDATE SET n = dict.n + excluded.n`);
-  }
+  await client.query(agentGroupsSql(s, `AND (e.agent_key, coalesce(e.agent_zip5, '')) IN (SELECT agent_key, zip5 FROM touched_agents)`));
+  await client.query(`
+    CREATE TEMP TABLE new_agents ON COMMIT DROP AS
+    SELECT a.* FROM ${s}.agents a JOIN touched_agents t ON a.agent_key = t.agent_key AND a.zip5 = t.zip5`);
+
+  const rows: Record<Source, [string, string]> = {
+    entities: ['old_entities', 'chg_entities'],
+    officers: ['old_officers', 'chg_officers'],
+    agents: ['old_agents', 'new_agents'],
+  };
+  for (const d of DICTIONARIES) await moveDictionary(client, s, d.table, d.column, ...rows[d.source]);
+
+  await client.query(`
+    INSERT INTO ${s}.entity_counts AS c (slice, status, entity_type, filing_year, n)
+    SELECT slice, status, entity_type, filing_year, sum(delta) FROM (
+      SELECT *, 1 AS delta FROM (${slicesSql('chg_entities')} UNION ALL ${wordSlicesSql(s, 'chg_entities')}) a
+      UNION ALL SELECT *, -1 FROM (${slicesSql('old_entities')} UNION ALL ${wordSlicesSql(s, 'old_entities')}) b
+    ) moves GROUP BY 1, 2, 3, 4 HAVING sum(delta) <> 0
+    ON CONFLICT (slice, status, entity_type, filing_year) DO UPDATE SET n = c.n + excluded.n`);
+  await client.query(`
+    INSERT INTO ${s}.entity_day_counts AS c (status, entity_type, filing_date, n)
+    SELECT status, entity_type, filing_date, sum(delta) FROM (
+      SELECT status, entity_type, filing_date, 1 AS delta FROM chg_entities WHERE filing_date IS NOT NULL
+      UNION ALL SELECT status, entity_type, filing_date, -1 FROM old_entities WHERE filing_date IS NOT NULL
+    ) moves GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
+    ON CONFLICT (filing_date, status, entity_type) DO UPDATE SET n = c.n + excluded.n`);
 }
 
 /** Recomputes the inactivation of every entity with a row in `chg_events`. */

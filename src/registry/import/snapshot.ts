@@ -33,7 +33,7 @@ const corporateUnit: Unit = {
     { table: 'entities', columns: ENTITY_COLUMNS },
     { table: 'officers', columns: OFFICER_COLUMNS },
   ],
-  derived: ['agents', 'entity_words', 'officer_words', 'agent_words', 'address_words'],
+  derived: ['agents', 'entity_words', 'officer_words', 'agent_words', 'address_words', 'entity_counts', 'entity_day_counts'],
   async read(file, [entities, officers], progress) {
     let id = 0;
     return readRecords<CorporateRecord>(file, parseCorporate, async (r) => {

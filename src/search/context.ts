@@ -1,0 +1,10 @@
+// What a search needs besides its pool: the dataset version (cache keys) and the caches.
+import type { ResultCache } from './counts.js';
+
+export type FacetCounts = Record<string, Array<{ value: string; count: number }>>;
+
+export interface SearchContext {
+  readonly version: number;
+  readonly counts: ResultCache<number>;
+  readonly facets: ResultCache<FacetCounts | undefined>;
+}

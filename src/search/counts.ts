@@ -1,0 +1,84 @@
+// Exact totals without counting hundreds of thousands of rows on each request: broad entity queries
+// add up precomputed counts (entity_counts by slice, status, type and year; entity_day_counts by
+// day), and every total is cached by query, filters and dataset version (it cannot go stale before
+// the next import changes the version).
+import type pg from 'pg';
+import { Sql } from './sql.js';
+
+/** A small LRU of totals (and facets) keyed by dataset version and normalized query. */
+export class ResultCache<T> {
+  private readonly map = new Map<string, T>();
+  constructor(private readonly max = 20_000) {}
+
+  async get(key: string, compute: () => Promise<T>): Promise<T> {
+    const hit = this.map.get(key);
+    if (hit !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, hit);
+      return hit;
+    }
+    const value = await compute();
+    this.map.set(key, value);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+    return value;
+  }
+}
+
+export interface SliceCount {
+  /** '' all entities, 'c:CITY', 'w:WORD', 'p:X' (see migration 010). */
+  slice: string;
+  /** SQL over `e` selecting the slice's entities (for the days the yearly counts cannot split). */
+  predicate: (sql: Sql) => string;
+  statuses?: string[];
+  types?: string[];
+  after?: string;
+  before?: string;
+}
+
+const jan1 = (y: number): string => `${String(y).padStart(4, '0')}-01-01`;
+const dec31 = (y: number): string => `${String(y).padStart(4, '0')}-12-31`;
+const yearOf = (d: string): number => Number(d.slice(0, 4));
+
+/** The whole years inside [after, before] and the partial date ranges at its ends. */
+export function splitYears(after: string | undefined, before: string | undefined): { years: [number, number] | null; ranges: Array<[string, string]> } {
+  if (after === undefined && before === undefined) return { years: null, ranges: [] };
+  const a = after ?? '0001-01-01';
+  const b = before ?? '9999-12-31';
+  if (a > b) return { years: [1, 0], ranges: [] };
+  const ya = yearOf(a);
+  const yb = yearOf(b);
+  const first = a === jan1(ya) ? ya : ya + 1;
+  const last = b === dec31(yb) ? yb : yb - 1;
+  const ranges: Array<[string, string]> = [];
+  if (ya === yb) {
+    if (first > last) ranges.push([a, b]);
+  } else {
+    if (a !== jan1(ya)) ranges.push([a, dec31(ya)]);
+    if (b !== dec31(yb)) ranges.push([jan1(yb), b]);
+  }
+  return { years: [first, last], ranges };
+}
+
+/** The exact number of entities in a slice with the given statuses, types and filing dates. */
+export async function countSlice(pool: pg.Pool, c: SliceCount): Promise<number> {
+  const { years, ranges } = splitYears(c.after, c.before);
+  const sql = new Sql();
+  const filters = (prefix: string): string[] => [
+    ...(c.statuses ? [`${prefix}status = ANY(${sql.p(c.statuses)}::text[])`] : []),
+    ...(c.types ? [`${prefix}entity_type = ANY(${sql.p(c.types)}::text[])`] : []),
+  ];
+  const parts = [
+    `(SELECT coalesce(sum(n), 0) FROM registry.entity_counts
+      WHERE ${[`slice = ${sql.p(c.slice)}`, ...filters(''), ...(years ? [`filing_year BETWEEN ${sql.p(years[0])} AND ${sql.p(years[1])}`] : [])].join(' AND ')})`,
+  ];
+  for (const [from, to] of ranges) {
+    const days = `filing_date BETWEEN ${sql.p(from)}::date AND ${sql.p(to)}::date`;
+    parts.push(
+      c.slice === ''
+        ? `(SELECT coalesce(sum(n), 0) FROM registry.entity_day_counts WHERE ${[days, ...filters('')].join(' AND ')})`
+        : `(SELECT count(*) FROM registry.entities e WHERE ${[c.predicate(sql), `e.${days}`, ...filters('e.')].join(' AND ')})`,
+    );
+  }
+  const { rows } = await pool.query<{ n: number }>(`SELECT (${parts.join(' + ')})::bigint AS n`, sql.params);
+  return rows[0]!.n;
+}

@@ -1,0 +1,120 @@
+// Relevance ranking without ranking every match. Rows fall in tiers (exact, prefix, the rest); in
+// each tier they are ordered by trigram similarity to the query, then by a tiebreak. A row's
+// similarity is at most min(a, t) / max(a, t), where a and t are the numbers of distinct trigrams of
+// the query and of the row (stored with the row). So the best rows of a tier are found by walking an
+// index on t outwards from a, in both directions, until no row left unread can beat the k-th best:
+// exact results, and a broad query reads a few hundred rows instead of ranking hundreds of thousands.
+import type pg from 'pg';
+import { trigramCount } from './normalize.js';
+import { Sql } from './sql.js';
+
+export interface RankedQuery {
+  /** Table and alias, e.g. `registry.entities e`. */
+  readonly from: string;
+  /** An integer identifying a row, e.g. `e.id`. */
+  readonly ref: string;
+  /** The match predicate (filters included), over the alias; its placeholders are `sql`'s. */
+  readonly where: string;
+  /**
+   * Tier conditions in order (exact forms first, then prefix); rows matching none are the last
+   * tier. Each writes its own parameters into the statement being built.
+   */
+  readonly tiers: ReadonlyArray<(sql: Sql) => string>;
+  /** The normalized text compared, and its trigram count column. */
+  readonly text: string;
+  readonly trgm: string;
+  /** The normalized query the similarity is taken to. */
+  readonly query: string;
+  /** Order after tier and similarity, e.g. `e.filing_date DESC NULLS LAST, e.document_number ASC`. */
+  readonly tiebreak: string;
+  readonly sql: Sql;
+}
+
+interface Candidate {
+  ref: number;
+  sim: number;
+  t: number;
+}
+
+/** Reads at most this many rows per direction before falling back to ranking the tier whole. */
+const MAX_WALK = 400_000;
+
+/** Rows of tier `index`: its condition and none of the earlier tiers'. */
+function tierCondition(q: RankedQuery, index: number, sql: Sql): string {
+  const own = index < q.tiers.length ? `(${q.tiers[index]!(sql)})` : 'true';
+  const earlier = q.tiers.slice(0, index).map((t) => t(sql));
+  return earlier.length ? `${own} AND NOT (${earlier.join(' OR ')})` : own;
+}
+
+async function fetchWalk(pool: pg.Pool, q: RankedQuery, tier: number, up: boolean, a: number, limit: number): Promise<Candidate[]> {
+  const sql = q.sql.fork();
+  const text = `
+    SELECT ${q.ref} AS ref, similarity(${q.text}, ${sql.p(q.query)}) AS sim, ${q.trgm} AS t
+    FROM ${q.from}
+    WHERE ${q.where} AND ${tierCondition(q, tier, sql)} AND ${q.trgm} ${up ? '>=' : '<'} ${sql.p(a)}
+    ORDER BY ${q.trgm} ${up ? 'ASC' : 'DESC'} LIMIT ${sql.p(limit)}`;
+  return (await pool.query<Candidate>(text, sql.params)).rows;
+}
+
+/**
+ * The refs of the best `need` rows of one tier (all of them if it holds fewer), by walking both ways
+ * from `a` in growing steps until the bound proves no unread row could rank among them.
+ */
+async function walkTier(pool: pg.Pool, q: RankedQuery, tier: number, need: number, a: number): Promise<Candidate[]> {
+  for (let limit = Math.max(64, need * 2); ; limit *= 4) {
+    const capped = Math.min(limit, MAX_WALK);
+    const [up, down] = await Promise.all([fetchWalk(pool, q, tier, true, a, capped), fetchWalk(pool, q, tier, false, a, capped)]);
+    const all = [...up, ...down];
+    const upDone = up.length < capped;
+    const downDone = down.length < capped;
+    if (all.length < need) {
+      if (upDone && downDone) return all;
+    } else {
+      const kth = [...all.map((c) => c.sim)].sort((x, y) => y - x)[need - 1]!;
+      const lastUp = up[up.length - 1]?.t ?? a;
+      const lastDown = down[down.length - 1]?.t ?? a;
+      const boundUp = upDone ? -1 : Math.min(a, lastUp) / Math.max(a, lastUp);
+      const boundDown = downDone ? -1 : Math.min(a, lastDown) / Math.max(a, lastDown);
+      // An unread row ties at best with the bound: strictly below the k-th best, it cannot enter.
+      if (boundUp < kth && boundDown < kth) return all;
+    }
+    if (capped === MAX_WALK) return rankTierWhole(pool, q, tier, need);
+  }
+}
+
+/** The best `need` rows of a tier by ranking all of it (when walking would read too far). */
+async function rankTierWhole(pool: pg.Pool, q: RankedQuery, tier: number, need: number): Promise<Candidate[]> {
+  const sql = q.sql.fork();
+  const text = `
+    SELECT ${q.ref} AS ref, similarity(${q.text}, ${sql.p(q.query)}) AS sim, ${q.trgm} AS t
+    FROM ${q.from} WHERE ${q.where} AND ${tierCondition(q, tier, sql)}
+    ORDER BY sim DESC, ${q.tiebreak} LIMIT ${sql.p(need)}`;
+  return (await pool.query<Candidate>(text, sql.params)).rows;
+}
+
+/**
+ * The page (offset, limit) of a relevance-ranked query: the refs in order. Candidates are gathered
+ * tier by tier, then ordered once in SQL by tier, similarity and tiebreak.
+ */
+export async function rankedPage(pool: pg.Pool, q: RankedQuery, offset: number, limit: number): Promise<number[]> {
+  const need = offset + limit;
+  const a = Math.max(1, trigramCount(q.query));
+  const refs = new Set<number>();
+  for (let tier = 0; tier <= q.tiers.length; tier++) {
+    const found = await walkTier(pool, q, tier, need - refs.size, a);
+    for (const c of found) refs.add(c.ref);
+    if (refs.size >= need) break;
+  }
+  if (refs.size === 0) return [];
+  // The refs already satisfy the match predicate: this statement has only its own parameters.
+  const sql = new Sql();
+  const tierCase = q.tiers.map((t, i) => `WHEN ${t(sql)} THEN ${i}`).join(' ');
+  const { rows } = await pool.query<{ ref: number }>(
+    `SELECT ${q.ref} AS ref FROM ${q.from}
+     WHERE ${q.ref} = ANY(${sql.p([...refs])}::int[])
+     ORDER BY CASE ${tierCase} ELSE ${q.tiers.length} END, similarity(${q.text}, ${sql.p(q.query)}) DESC, ${q.tiebreak}
+     OFFSET ${sql.p(offset)} LIMIT ${sql.p(limit)}`,
+    sql.params,
+  );
+  return rows.map((r) => r.ref);
+}

@@ -1,0 +1,64 @@
+// Fuzzy matching by words. Each query word is expanded against the dictionary of distinct words of
+// its kind: itself, the words a typo or two away, and for the last word the words it begins. A row
+// matches when it holds an expansion of every query word. A frequent word (see FREQUENT_WORD)
+// matches itself only: it was not mistyped, and its count is known exactly.
+import type pg from 'pg';
+import type { Sql } from './sql.js';
+
+export type Dictionary = 'entity_words' | 'officer_words' | 'agent_words' | 'address_words';
+
+/** Edits allowed for a word of this length: none for short words, one, then two for long ones. */
+export function editsAllowed(word: string): number {
+  return word.length <= 3 ? 0 : word.length <= 7 ? 1 : 2;
+}
+
+/** The last word also matches the words it begins, once it has this many characters. */
+const PREFIX_MIN = 3;
+/** At most this many (the most frequent) words a prefix expands to. */
+const PREFIX_MAX_WORDS = 500;
+/** At most this many query words take part (longer queries are rare and their extra words add little). */
+export const MAX_QUERY_WORDS = 8;
+
+export interface Term {
+  readonly word: string;
+  /** Dictionary words it matches (empty: nothing matches). */
+  readonly expansions: string[];
+  /** Rows holding one of them (an upper bound of the rows matching this term). */
+  readonly rows: number;
+  readonly frequent: boolean;
+}
+
+/** Expands query words against a dictionary, in one round trip. */
+export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: readonly string[]): Promise<Term[]> {
+  const used = words.slice(0, MAX_QUERY_WORDS);
+  if (used.length === 0) return [];
+  const { rows } = await pool.query<{ i: number; frequent: boolean; expansions: string[]; rows: number }>(
+    `SELECT q.i, coalesce(f.frequent, false) AS frequent, x.expansions, x.rows
+     FROM unnest($1::text[], $2::int[], $3::bool[]) WITH ORDINALITY AS q(w, d, prefix, i)
+     LEFT JOIN registry.${dictionary} f ON f.word = q.w
+     CROSS JOIN LATERAL (
+       SELECT coalesce(array_agg(word ORDER BY word), '{}') AS expansions, coalesce(sum(n), 0)::bigint AS rows FROM (
+         SELECT word, n FROM registry.${dictionary} WHERE word = q.w
+         UNION
+         SELECT word, n FROM registry.${dictionary}
+         WHERE q.d > 0 AND f.frequent IS NOT TRUE AND word % q.w AND levenshtein_less_equal(word, q.w, q.d) <= q.d
+         UNION
+         (SELECT word, n FROM registry.${dictionary}
+          WHERE q.prefix AND f.frequent IS NOT TRUE AND word > q.w AND word < q.w || '~'
+          ORDER BY n DESC, word LIMIT ${PREFIX_MAX_WORDS})
+       ) e
+     ) x
+     ORDER BY q.i`,
+    [used, used.map(editsAllowed), used.map((w, i) => i === used.length - 1 && w.length >= PREFIX_MIN)],
+  );
+  return rows.map((r, i) => ({ word: used[i]!, expansions: r.expansions, rows: r.rows, frequent: r.frequent }));
+}
+
+/** `column` holds an expansion of every term (no terms, or a term without expansions: nothing). */
+export function termsMatch(sql: Sql, column: string, terms: readonly Term[]): string {
+  if (terms.length === 0 || terms.some((t) => t.expansions.length === 0)) return 'false';
+  return terms.map((t) => `${column} && ${sql.p(t.expansions)}::text[]`).join(' AND ');
+}
+
+/** An upper bound of the rows all terms match. */
+export const estimateRows = (terms: readonly Term[]): number => Math.min(...terms.map((t) => t.rows));
