@@ -1,0 +1,144 @@
+// The realistic query mix, drawn with a seed from the loaded data itself: names as registered and
+// as people mistype them, first words, common words, one- and two-character queries, person names
+// in either order, ZIPs and street fragments, each alone and with filters.
+import type pg from 'pg';
+import { Rng } from '../src/registry/generator/random.js';
+
+export interface Query {
+  readonly kind: string;
+  /** Path and query under /v1. */
+  readonly path: string;
+  /** For relevance: the document number (or officer/agent name) meant, and its normalized name. */
+  readonly expect?: { doc: string; norm: string };
+}
+
+/** The bench's own stream of the generator's seeded random numbers. */
+const BENCH_STREAM = 100;
+
+interface Sampled {
+  document_number: string;
+  name: string;
+  name_norm: string;
+  name_core: string;
+  status: string;
+  entity_type: string;
+  principal_city: string | null;
+  filing_date: string | null;
+  principal_addr1: string | null;
+  principal_zip5: string | null;
+}
+
+const q = (params: Record<string, string | number>): string => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+
+/** One character of the longest word changed to its neighbour in the alphabet: a typo. */
+function typo(name: string, r: Rng): string | null {
+  const words = name.split(' ');
+  const longest = words.reduce((a, b) => (b.length > a.length ? b : a), '');
+  if (longest.length < 5) return null;
+  const at = 1 + r.int(longest.length - 2);
+  const c = longest.charCodeAt(at);
+  const swapped = String.fromCharCode(c === 90 ? 89 : c === 57 ? 56 : c + 1);
+  const word = longest.slice(0, at) + swapped + longest.slice(at + 1);
+  return words.map((w) => (w === longest ? word : w)).join(' ');
+}
+
+const SUFFIX_VARIANTS: Array<[RegExp, string]> = [
+  [/\bLLC\b\.?$/, 'L.L.C.'],
+  [/\bL\.L\.C\.$/, 'LLC'],
+  [/\bINC\b\.?$/, 'Incorporated'],
+  [/\bCORP\b\.?$/, 'Corporation'],
+  [/\bCORPORATION$/, 'Corp.'],
+];
+
+/** Other punctuation, case and legal-form spelling: what a person types for the same name. */
+function variant(name: string): string {
+  let v = name.replace(/,/g, '');
+  for (const [re, to] of SUFFIX_VARIANTS) if (re.test(v)) { v = v.replace(re, to); break; }
+  return v.toLowerCase();
+}
+
+async function sampleEntities(pool: pg.Pool, r: Rng, n: number): Promise<Sampled[]> {
+  const { rows } = await pool.query<{ max: number }>('SELECT max(id) AS max FROM registry.entities');
+  const ids = Array.from({ length: n * 2 }, () => 1 + r.int(rows[0]!.max));
+  const res = await pool.query<Sampled>(
+    `SELECT document_number, name, name_norm, name_core, status, entity_type, principal_city, filing_date::text, principal_addr1, principal_zip5
+     FROM registry.entities WHERE id = ANY($1) AND name_core <> '' ORDER BY array_position($1, id) LIMIT $2`,
+    [ids, n],
+  );
+  return res.rows;
+}
+
+export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Promise<Query[]> {
+  const r = new Rng(seed, BENCH_STREAM, 0);
+  const entities = await sampleEntities(pool, r, perKind * 2);
+  const common = (await pool.query<{ word: string }>(`SELECT word FROM registry.entity_words WHERE length(word) > 3 ORDER BY n DESC LIMIT 20`)).rows.map((x) => x.word);
+  const queries: Query[] = [];
+  const add = (kind: string, params: Record<string, string | number>, expect?: Sampled, route = '/entities/search'): void => {
+    queries.push({ kind, path: `${route}?${q(params)}`, ...(expect ? { expect: { doc: expect.document_number, norm: expect.name_norm } } : {}) });
+  };
+  const filtersOf = (e: Sampled): Record<string, string> => {
+    const pick = r.int(4);
+    if (pick === 0) return { status: e.status === 'A' ? 'active' : 'inactive' };
+    if (pick === 1) return { entity_type: e.entity_type };
+    if (pick === 2 && e.principal_city) return { principal_city: e.principal_city };
+    return e.filing_date ? { filed_after: `${Number(e.filing_date.slice(0, 4)) - 1}-01-01` } : { status: 'active' };
+  };
+  for (const e of entities.slice(0, perKind)) {
+    add('exact', { name: e.name }, e);
+    const t = typo(e.name_core, r);
+    if (t) add('typo', { name: t }, e);
+    const words = e.name_core.split(' ');
+    if (words.length >= 3) {
+      const drop = 1 + r.int(words.length - 1);
+      add('dropped_word', { name: words.filter((_, i) => i !== drop).join(' ') }, e);
+    }
+    if (words.length >= 2) add('swapped_words', { name: [words[1], words[0], ...words.slice(2)].join(' ') }, e);
+    add('variant', { name: variant(e.name) }, e);
+    add('first_word', { name: words[0]! });
+    add('common_word', { name: r.pick(common) });
+    add('short', { name: e.name_core.slice(0, 1 + r.int(2)) });
+    add('exact+filter', { name: e.name, ...filtersOf(e) }, e);
+    add('first_word+filter', { name: words[0]!, ...filtersOf(e) });
+    add('common_word+filter', { name: r.pick(common), ...filtersOf(e) });
+    add('short+filter', { name: e.name_core.slice(0, 1 + r.int(2)), ...filtersOf(e) });
+  }
+  for (const e of entities.slice(perKind, perKind * 2)) {
+    const filters = { ...filtersOf(e), ...(r.int(2) ? filtersOf(e) : {}) };
+    queries.push({ kind: 'filters_only', path: `/entities/search?${q({ ...filters, sort: r.pick(['date_newest', 'date_newest', 'name_asc', 'date_oldest']) })}` });
+  }
+  for (let i = 0; i < Math.max(3, perKind / 10); i++) queries.push({ kind: 'deep_page', path: `/entities/search?${q({ name: r.pick(common), offset: 10_000, limit: 25 })}` });
+
+  const { rows: maxima } = await pool.query<{ entity: number; agent: number }>(
+    'SELECT (SELECT max(id) FROM registry.entities) AS entity, (SELECT max(id) FROM registry.agents) AS agent',
+  );
+  const ids = (max: number, n: number): number[] => Array.from({ length: n }, () => 1 + r.int(max));
+  const officers = (
+    await pool.query<{ last_name: string; first_name: string; document_number: string; name_norm: string }>(
+      `SELECT o.last_name, o.first_name, o.document_number, o.name_norm FROM registry.officers o
+       WHERE o.entity_id = ANY($1) AND o.last_name IS NOT NULL AND o.first_name IS NOT NULL LIMIT $2`,
+      [ids(maxima[0]!.entity, perKind * 4), perKind],
+    )
+  ).rows;
+  for (const o of officers) {
+    const name = r.int(2) ? `${o.first_name} ${o.last_name}` : `${o.last_name}, ${o.first_name}`;
+    queries.push({ kind: 'officer', path: `/officers/search?${q({ name })}`, expect: { doc: o.document_number, norm: o.name_norm } });
+    queries.push({ kind: 'officer_surname', path: `/officers/search?${q({ name: o.last_name })}` });
+  }
+  const agents = (await pool.query<{ name: string }>(`SELECT name FROM registry.agents WHERE id = ANY($1) LIMIT $2`, [ids(maxima[0]!.agent, perKind * 4), perKind])).rows;
+  for (const a of agents) queries.push({ kind: 'agent', path: `/agents/search?${q({ name: a.name })}` });
+  for (const e of entities.slice(0, perKind)) {
+    if (e.principal_zip5) queries.push({ kind: 'address_zip', path: `/addresses/search?${q({ query: e.principal_zip5 })}` });
+    if (e.principal_addr1) queries.push({ kind: 'address_street', path: `/addresses/search?${q({ query: e.principal_addr1.split(' ').slice(0, 3).join(' ') })}` });
+  }
+  return queries;
+}
+
+/** Entity detail requests for random document numbers. */
+export async function detailPaths(pool: pg.Pool, seed: number, n: number): Promise<string[]> {
+  const r = new Rng(seed, BENCH_STREAM, 1);
+  const { rows } = await pool.query<{ max: number }>('SELECT max(id) AS max FROM registry.entities');
+  const res = await pool.query<{ document_number: string }>('SELECT document_number FROM registry.entities WHERE id = ANY($1)', [
+    Array.from({ length: n }, () => 1 + r.int(rows[0]!.max)),
+  ]);
+  return res.rows.map((x) => `/entities/${x.document_number}`);
+}

@@ -1,0 +1,128 @@
+// Figures of a bench run: latency percentiles per query kind, relevance hits, targets, and the
+// JSON and markdown files under bench/results/.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { projectRoot } from '../src/config/paths.js';
+import { nameKey, normalizeText } from '../src/search/normalize.js';
+import type { Query } from './mix.js';
+
+export interface Percentiles {
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+export interface Relevance {
+  checked: number;
+  top10: number;
+  first: number;
+}
+
+export interface KindResult extends Percentiles {
+  kind: string;
+  queries: number;
+  errors: number;
+  relevance: Relevance | null;
+}
+
+export function percentiles(samples: readonly number[]): Percentiles {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (p: number): number => (s.length ? Math.round(s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! * 10) / 10 : 0);
+  return { p50: at(50), p95: at(95), p99: at(99), max: at(100) };
+}
+
+interface Hit {
+  document_number: string;
+  entity_name?: string;
+  officer_name?: string;
+}
+
+/** Whether each query's intended row is on its first page (top 10) and first (or an identical name is). */
+export async function relevance(base: string, key: string, queries: readonly Query[]): Promise<Relevance | null> {
+  const checked = queries.filter((q) => q.expect);
+  if (checked.length === 0) return null;
+  let top10 = 0;
+  let first = 0;
+  for (const q of checked) {
+    const res = await fetch(`${base}/v1${q.path}`, { headers: { authorization: `Bearer ${key}` } });
+    const hits = ((await res.json()) as { data?: Hit[] }).data ?? [];
+    const norm = (h: Hit): string => (h.officer_name !== undefined ? normalizeText(h.officer_name) : nameKey(h.entity_name ?? '').norm);
+    if (hits.slice(0, 10).some((h) => h.document_number === q.expect!.doc)) top10++;
+    if (hits[0] && (hits[0].document_number === q.expect!.doc || norm(hits[0]) === q.expect!.norm)) first++;
+  }
+  return { checked: checked.length, top10, first };
+}
+
+/** Exact names must come first every time. */
+const EXACT_KINDS = ['exact', 'exact+filter'];
+/** A real name with one typo, a dropped or swapped word, other punctuation or case: together, top 10 >= 95%, first >= 80%. */
+const VARIANT_KINDS = ['typo', 'dropped_word', 'swapped_words', 'variant'];
+
+const ENTITY_NAME_KINDS = ['exact', 'typo', 'dropped_word', 'swapped_words', 'variant', 'first_word', 'common_word', 'short', 'exact+filter', 'first_word+filter', 'common_word+filter', 'short+filter'];
+const PEOPLE_PLACES = ['officer', 'officer_surname', 'agent', 'address_zip', 'address_street'];
+
+export interface Report {
+  label: string;
+  machine: Record<string, unknown>;
+  entities: number;
+  connections: number;
+  import: Record<string, unknown>;
+  kinds: KindResult[];
+  naive: (Percentiles & { queries: number; timeouts: number }) | null;
+  detail: Record<string, number>;
+  server_peak_rss_mib: number;
+}
+
+function pooled(kinds: readonly KindResult[], names: readonly string[]): Relevance {
+  const rs = kinds.filter((k) => names.includes(k.kind) && k.relevance).map((k) => k.relevance!);
+  return rs.reduce((a, b) => ({ checked: a.checked + b.checked, top10: a.top10 + b.top10, first: a.first + b.first }), { checked: 0, top10: 0, first: 0 });
+}
+
+export async function report(r: Report): Promise<{ json: string; md: string; relevanceOk: boolean }> {
+  const all = (kinds: string[]): number[] => r.kinds.filter((k) => kinds.includes(k.kind)).map((k) => k.p95);
+  const entityP95 = Math.max(0, ...all(ENTITY_NAME_KINDS));
+  const summary = {
+    entity_name_p95_worst_kind_ms: entityP95,
+    naive_p95_ms: r.naive?.p95 ?? null,
+    naive_over_ours_at_p95: r.naive ? Math.round((r.naive.p95 / Math.max(1, entityP95)) * 10) / 10 : null,
+    people_places_p95_worst_kind_ms: Math.max(0, ...all(PEOPLE_PLACES)),
+    filters_only_p95_ms: r.kinds.find((k) => k.kind === 'filters_only')?.p95 ?? null,
+    deep_page_max_ms: r.kinds.find((k) => k.kind === 'deep_page')?.max ?? null,
+  };
+  const exact = pooled(r.kinds, EXACT_KINDS);
+  const variants = pooled(r.kinds, VARIANT_KINDS);
+  const relevanceSummary = {
+    exact_first: exact.checked ? exact.first / exact.checked : null,
+    variants_top10: variants.checked ? variants.top10 / variants.checked : null,
+    variants_first: variants.checked ? variants.first / variants.checked : null,
+  };
+  const ok = exact.first === exact.checked && variants.top10 >= 0.95 * variants.checked && variants.first >= 0.8 * variants.checked;
+  const dir = path.join(projectRoot, 'bench', 'results');
+  await mkdir(dir, { recursive: true });
+  const json = path.join(dir, `${r.label}.json`);
+  const md = path.join(dir, `${r.label}.md`);
+  await writeFile(json, `${JSON.stringify({ ...r, summary, relevance: relevanceSummary, relevance_ok: ok }, null, 2)}\n`);
+  const pct = (n: number, d: number): string => `${Math.round((n / d) * 1000) / 10}%`;
+  const lines = [
+    `# Search benchmark: ${r.label}`,
+    '',
+    `${r.entities.toLocaleString('en-US')} entities; ${r.connections} concurrent connections; machine: ${JSON.stringify(r.machine)}.`,
+    `Import: ${JSON.stringify(r.import)}. Server peak RSS: ${r.server_peak_rss_mib} MiB.`,
+    '',
+    '| kind | queries | p50 ms | p95 ms | p99 ms | max ms | errors | top 10 | first |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.kinds.map((k) => `| ${k.kind} | ${k.queries} | ${k.p50} | ${k.p95} | ${k.p99} | ${k.max} | ${k.errors} | ${k.relevance ? pct(k.relevance.top10, k.relevance.checked) : ''} | ${k.relevance ? pct(k.relevance.first, k.relevance.checked) : ''} |`),
+    '',
+    r.naive ? `Naive pg_trgm design (same names, same database, direct SQL, no HTTP): ${r.naive.queries} queries, p50 ${r.naive.p50} ms, p95 ${r.naive.p95} ms, p99 ${r.naive.p99} ms, max ${r.naive.max} ms, ${r.naive.timeouts} over the 30 s limit.` : 'Naive design not run.',
+    '',
+    `Entity detail through the full gate: ${r.detail.rps} requests/s against a bare Fastify route's ${r.detail.bare_fastify_rps} (ratio ${r.detail.ratio}); p50 ${r.detail.p50} ms, p99 ${r.detail.p99} ms.`,
+    '',
+    `Relevance: exact names first ${exact.first}/${exact.checked}; typo, dropped or swapped word, variants: top 10 ${variants.top10}/${variants.checked}, first ${variants.first}/${variants.checked} (targets 100%, 95%, 80%): ${ok ? 'met' : 'NOT met'}.`,
+    '',
+    `Summary: ${JSON.stringify(summary)}.`,
+    '',
+  ];
+  await writeFile(md, lines.join('\n'));
+  return { json, md, relevanceOk: ok };
+}

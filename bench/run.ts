@@ -1,0 +1,195 @@
+// `npm run bench -- --entities N [--quick] [--queries K] [--connections C] [--seed S]`
+// Generates (or reuses) a registry of N entities, imports it, starts the server (compiled, as a
+// child process), runs the realistic mix through HTTP with autocannon, runs the naive pg_trgm design
+// on the same database, and writes bench/results/<label>.json and .md. Prints figures; fails only
+// when relevance is below target (timings are noisy on shared machines).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
+import { systemClock } from '../src/clock.js';
+import { projectRoot } from '../src/config/paths.js';
+import { startEmbedded } from '../src/db/embedded.js';
+import { prepareDatabase } from '../src/db/index.js';
+import { createPool } from '../src/db/pool.js';
+import { generateDataset } from '../src/registry/generator/index.js';
+import { importFiles } from '../src/registry/import/index.js';
+import { createProgress } from '../src/registry/import/progress.js';
+import { detailPaths, drawMix, type Query } from './mix.js';
+import { runNaive } from './naive.js';
+import { percentiles, relevance, report, type KindResult } from './report.js';
+
+const { values: args } = parseArgs({
+  options: {
+    entities: { type: 'string', default: '100000' },
+    quick: { type: 'boolean', default: false },
+    queries: { type: 'string' },
+    connections: { type: 'string', default: '4' },
+    seed: { type: 'string', default: '7' },
+    'skip-naive': { type: 'boolean', default: false },
+  },
+});
+const entities = args.quick ? 100_000 : Number(args.entities);
+const perKind = Number(args.queries ?? (args.quick ? 40 : 200));
+const connections = Number(args.connections);
+const seed = Number(args.seed);
+const PEPPER = 'bench-pepper';
+const work = path.join(projectRoot, 'bench', 'work');
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The bench database: DATABASE_URL's server or an embedded one under bench/work; one database per size. */
+async function database(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const name = `bench_${entities}`;
+  const server = process.env.DATABASE_URL ? null : await startEmbedded(work, { name: 'pg' });
+  const adminUrl = process.env.DATABASE_URL ?? server!.adminUrl;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  if (!(await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount) await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), stop: async () => server?.stop() };
+}
+
+/** Generated files for this size (reused), imported once (the importer skips what it has seen). */
+async function load(pool: pg.Pool): Promise<{ import_seconds: number | null; files: number }> {
+  const dir = path.join(work, `data-${entities}`);
+  if (!existsSync(path.join(dir, 'cordata.zip'))) {
+    log(`generating ${entities} entities in ${dir}`);
+    const g = await generateDataset({ entities, outDir: dir, seed: 42, days: 10, endDate: '2026-11-20' });
+    log(`generated at ${g.records_per_second} records/s`);
+  }
+  const started = Date.now();
+  const summary = await importFiles(pool, [dir], { progress: createProgress(log), log });
+  const imported = summary.totals.files_imported;
+  return { import_seconds: imported ? Math.round((Date.now() - started) / 100) / 10 : null, files: imported };
+}
+
+async function startServer(url: string): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(projectRoot, 'dist', 'cli', 'main.js'), 'serve'], {
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), SCHEDULER: '0', LOG_LEVEL: 'warn', API_KEY_PEPPER: PEPPER, DATA_DIR: path.join(work, 'server') },
+    stdio: ['ignore', 'inherit', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      if (d.toString().includes('listening on')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  return { base: `http://127.0.0.1:${port}`, child };
+}
+
+const rssMiB = async (pid: number): Promise<number> => {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+};
+
+/** Runs `paths` through autocannon (each once), returning every response's latency in ms. */
+async function load_(base: string, key: string | null, paths: readonly string[], conns = connections): Promise<{ latencies: number[]; errors: number; rps: number }> {
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  let resolveResult!: (r: autocannon.Result) => void;
+  let rejectResult!: (e: unknown) => void;
+  const done = new Promise<autocannon.Result>((res, rej) => {
+    resolveResult = res;
+    rejectResult = rej;
+  });
+  const instance = autocannon(
+    {
+      url: base,
+      connections: Math.min(conns, paths.length),
+      amount: paths.length,
+      headers: key ? { authorization: `Bearer ${key}` } : {},
+      requests: [{ setupRequest: (req) => ({ ...req, path: `/v1${paths[next++ % paths.length]}` }) }],
+    },
+    (err, result) => (err ? rejectResult(err) : resolveResult(result)),
+  );
+  instance.on('response', (_client, status, _bytes, ms) => {
+    latencies.push(ms);
+    if (status !== 200) errors++;
+  });
+  const result = await done;
+  return { latencies, errors: errors + result.errors + result.timeouts, rps: result.requests.average };
+}
+
+/** Requests a second a bare Fastify route serves on this machine (the detail target's yardstick). */
+async function bareRps(): Promise<number> {
+  const app = Fastify();
+  app.get('/bare', async () => ({ data: { ok: true }, meta: { request_id: 'req_x' } }));
+  const addr = await app.listen({ port: 0, host: '127.0.0.1' });
+  const r = await autocannon({ url: `${addr}/bare`, connections: 16, duration: 8 });
+  await app.close();
+  return r.requests.average;
+}
+
+async function main(): Promise<void> {
+  await mkdir(work, { recursive: true });
+  const db = await database();
+  const pool = createPool(db.url, 8);
+  await prepareDatabase(pool);
+  const loaded = await load(pool);
+  const { workspace, key } = await createWorkspace(pool, { plan: 'enterprise', name: 'bench' }, PEPPER, systemClock);
+  await setPerMinute(pool, workspace.id, 10_000_000);
+
+  log('building the server');
+  await new Promise((resolve, reject) => spawn('npm', ['run', 'build', '--silent'], { cwd: projectRoot, stdio: 'inherit' }).on('exit', (c) => (c === 0 ? resolve(null) : reject(new Error('build failed')))));
+  const server = await startServer(db.url);
+  let peakRss = 0;
+  const sampler = setInterval(() => void rssMiB(server.child.pid!).then((m) => (peakRss = Math.max(peakRss, m))), 200);
+  try {
+    const mix = await drawMix(pool, seed, perKind);
+    log(`mix: ${mix.length} queries`);
+    const kinds = [...new Set(mix.map((m) => m.kind))];
+    const results: KindResult[] = [];
+    for (const kind of kinds) {
+      const queries = mix.filter((m) => m.kind === kind);
+      const run = await load_(server.base, key.key, queries.map((m) => m.path));
+      results.push({ kind, queries: queries.length, errors: run.errors, ...percentiles(run.latencies), relevance: await relevance(server.base, key.key, queries) });
+      log(`${kind}: ${JSON.stringify(results[results.length - 1])}`);
+    }
+    const naive = args['skip-naive'] ? null : await runNaive(pool, mix.filter((m: Query) => m.path.startsWith('/entities/search?name=') && !m.path.includes('&')), connections, log);
+    const detail = await load_(server.base, key.key, await detailPaths(pool, seed, args.quick ? 500 : 5000), 16);
+    const bare = await bareRps();
+    const out = await report({
+      label: args.quick ? 'quick' : `full-${entities}`,
+      machine: { cores: os.availableParallelism(), memory_gib: Math.round(os.totalmem() / 2 ** 30), cpu: os.cpus()[0]?.model ?? '?', node: process.version },
+      entities,
+      connections,
+      import: loaded,
+      kinds: results,
+      naive,
+      detail: { rps: Math.round(detail.rps), bare_fastify_rps: Math.round(bare), ratio: Math.round((detail.rps / bare) * 100) / 100, ...percentiles(detail.latencies) },
+      server_peak_rss_mib: peakRss,
+    });
+    log(`results: ${out.json} and ${out.md}`);
+    if (!out.relevanceOk) {
+      log('relevance below target');
+      process.exitCode = 1;
+    }
+  } finally {
+    clearInterval(sampler);
+    server.child.kill('SIGTERM');
+    await pool.end();
+    await db.stop();
+  }
+}
+
+await main();
