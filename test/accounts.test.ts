@@ -218,6 +218,7 @@ describe('metering', () => {
     assert.equal(await sweepReservations(t.db.pool, new Date(t.clock.now().getTime() + 6 * 60_000)), 1);
     assert.equal((await consistent(workspace.id)).monthly_remaining, 50_000);
     await t.app.gate.settle(r.reservation!, false); // a late settle changes nothing
+    await t.app.gate.flush();
     assert.equal((await consistent(workspace.id)).monthly_remaining, 50_000);
   });
 });

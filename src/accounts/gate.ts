@@ -51,11 +51,19 @@ interface GateRow {
 /** Reservations older than this belong to a request that died; the sweeper releases them. */
 export const RESERVATION_TIMEOUT_MS = 5 * 60 * 1000;
 
+/** Kept credits are settled in batches this often (a crash before then refunds them: under-billing, never over). */
+const SETTLE_BATCH_MS = 50;
+
 export class Gate {
+  private kept: number[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly pepper: string,
     private readonly clock: Clock,
+    private readonly onError: (err: unknown) => void = () => {},
   ) {}
 
   async check(req: GateRequest): Promise<GateResult> {
@@ -71,9 +79,33 @@ export class Gate {
     return { outcome: r.outcome, caller, reservation: r.ledger_id, creditBalance: r.credit_balance, retryAfter: r.retry_after };
   }
 
-  /** Keeps the reserved credit (`release` false: the call was served, or answered 404) or refunds it. */
+  /**
+   * Keeps the reserved credit (`release` false: the call was served, or answered 404) or refunds it.
+   * A refund is written at once; keeping a credit only forgets its reservation, which is batched off
+   * the request path.
+   */
   async settle(reservation: number, release: boolean): Promise<void> {
-    await this.pool.query({ name: 'api_settle', text: 'SELECT api_settle($1, $2, $3)', values: [reservation, release, this.clock.now()] });
+    if (release) {
+      await this.pool.query({ name: 'api_settle', text: 'SELECT api_settle($1, true, $2)', values: [reservation, this.clock.now()] });
+      return;
+    }
+    this.kept.push(reservation);
+    this.timer ??= setTimeout(() => void this.flush(), SETTLE_BATCH_MS).unref();
+  }
+
+  /** Writes the batched settlements; resolves when every settlement made so far is written. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.kept;
+    this.kept = [];
+    if (batch.length === 0) return this.flushing;
+    this.flushing = this.flushing
+      .then(async () => {
+        await this.pool.query('DELETE FROM credit_reservations WHERE ledger_id = ANY($1::bigint[])', [batch]);
+      })
+      .catch(this.onError);
+    return this.flushing;
   }
 }
 

@@ -48,7 +48,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestIdHeader: false,
   });
   const services = createServices(db, clock);
-  const gate = new Gate(db.pool, deps.pepper, clock);
+  const gate = new Gate(db.pool, deps.pepper, clock, (err) => http.log.error({ err }, 'settling kept credits failed; the sweeper will refund them'));
   const limiter = deps.limiter ?? new MemoryRateLimiter(clock);
   const pipeline = new Pipeline({ gate, limiter, clock, services, log: http.log });
   const requestLog = new RequestLog(db.pool, (err) => http.log.error({ err }, 'writing request logs failed'));
@@ -75,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     });
   });
   http.addHook('onClose', async () => {
+    await gate.flush();
     await requestLog.flush();
     await limiter.close();
   });

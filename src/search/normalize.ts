@@ -38,20 +38,42 @@ const WEAK_WORDS = new Set(['LLC', 'INC', 'CORP', 'CO', 'LTD', 'PA', 'PL', 'LP',
  * (`L.L.C.` is `LLC`, `O'Brien` is `OBRIEN`), every other symbol a word break, single spaces.
  */
 export function normalizeText(input: string): string {
-  return input
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toUpperCase()
-    .replace(/&/g, ' AND ')
-    .replace(/['’`.]/g, '')
-    .replace(/[^A-Z0-9]+/g, ' ')
-    .trim();
+  // Accents: decompose and drop the marks (only text beyond ASCII has any).
+  const s = /[^\x00-\x7f]/.test(input) ? input.normalize('NFKD').replace(/\p{M}+/gu, '') : input;
+  let out = '';
+  let gap = false;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c >= 97 && c <= 122) c -= 32; // a-z
+    if ((c >= 65 && c <= 90) || (c >= 48 && c <= 57)) {
+      if (gap && out !== '') out += ' ';
+      gap = false;
+      out += String.fromCharCode(c);
+    } else if (c === 38) {
+      // & reads as AND, a word of its own
+      out += out === '' ? 'AND' : ' AND';
+      gap = true;
+    } else if (c === 39 || c === 46 || c === 96 || c === 0x2019) {
+      // apostrophes and periods join (L.L.C., O'Brien)
+    } else if (c >= 128 && /^[A-Z0-9]+$/.test(String.fromCharCode(c).toUpperCase())) {
+      // a letter that upper-cases to ASCII (ß is SS)
+      if (gap && out !== '') out += ' ';
+      gap = false;
+      out += String.fromCharCode(c).toUpperCase();
+    } else {
+      gap = true;
+    }
+  }
+  return out;
 }
+
+/** Whether a normalized text may hold one of LEGAL_PHRASES (most names hold none). */
+const MAY_HOLD_PHRASE = /\b(?:LIMITED|PROFESSIONAL|[LP] [ACLP])\b/;
 
 /** A normalized name: legal forms canonical (`INCORPORATED` is `INC`, `L L C` is `LLC`). */
 export function normalizeName(input: string): string {
   let s = normalizeText(input);
-  for (const [pattern, short] of LEGAL_PHRASES) s = s.replace(pattern, short);
+  if (MAY_HOLD_PHRASE.test(s)) for (const [pattern, short] of LEGAL_PHRASES) s = s.replace(pattern, short);
   return s
     .split(' ')
     .map((w) => LEGAL_WORDS[w] ?? w)
@@ -111,11 +133,24 @@ export function personKey(input: string): { norm: string; sorted: string; words:
  * (similarity <= min(|T(q)|, |T(name)|) / max(|T(q)|, |T(name)|)).
  */
 export function trigramCount(normalized: string): number {
-  const seen = new Set<string>();
-  for (const word of normalized.split(' ')) {
-    if (word === '') continue;
-    const padded = `  ${word} `;
-    for (let i = 0; i + 3 <= padded.length; i++) seen.add(padded.slice(i, i + 3));
+  // Each trigram as one integer (37 symbols: space, digits, letters), deduplicated in a set.
+  const code = (c: number): number => (c === 32 ? 0 : c <= 57 ? c - 47 : c - 54);
+  const seen = new Set<number>();
+  let a = 0;
+  let b = 0;
+  for (let i = 0; i <= normalized.length; i++) {
+    const c = i < normalized.length ? normalized.charCodeAt(i) : 32;
+    if (c === 32) {
+      // a word's end: its last trigram is "xy ", then the next word starts over with "  "
+      if (b !== 0) seen.add(a * 1369 + b * 37);
+      a = 0;
+      b = 0;
+      continue;
+    }
+    const x = code(c);
+    seen.add(a * 1369 + b * 37 + x);
+    a = b;
+    b = x;
   }
   return seen.size;
 }

@@ -106,7 +106,7 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
         continue;
       }
       const o: Outcome = file.fullLoad
-        ? await loadSnapshot(pool, file, progress, (client, r) =>
+        ? await loadSnapshot(pool, file, progress, log, (client, r) =>
             recordImport(client, file, sum, startedAt, { ...r, updated: 0, skippedOlder: 0 }),
           ).then((r) => ({ ...r, updated: 0, skippedOlder: 0 }))
         : await applyChanges(pool, file, sum, startedAt, progress);

@@ -166,8 +166,14 @@ export async function loadSnapshot(
   pool: pg.Pool,
   file: SourceFile,
   progress: Progress,
+  log: (line: string) => void,
   finish: (client: pg.PoolClient, result: SnapshotResult) => Promise<void>,
 ): Promise<SnapshotResult> {
+  let stepStarted = Date.now();
+  const step = (what: string): void => {
+    log(`${file.name}: ${what} in ${((Date.now() - stepStarted) / 1000).toFixed(1)} s`);
+    stepStarted = Date.now();
+  };
   const unit = file.kind === 'quarterly_corporate' ? corporateUnit : eventUnit;
   const tables = [...unit.copied.map((c) => c.table), ...unit.derived];
   await pool.query(`DROP SCHEMA IF EXISTS ${NEXT} CASCADE`);
@@ -180,14 +186,20 @@ export async function loadSnapshot(
     } finally {
       progress.stop();
     }
+    step(`copied ${stats.read} records`);
     const definitions = new Map(await Promise.all(tables.map(async (t) => [t, await indexStatements(pool, t)] as const)));
     const of = (names: readonly string[], part: 'constraints' | 'indexes'): string[] => names.flatMap((t) => definitions.get(t)![part]);
     await addKeys(pool, unit, of(unit.copied.map((c) => c.table), 'constraints'));
+    step('primary keys');
     for (const t of unit.derived) await pool.query(createLike(t));
     await inTransaction(pool, (c) => unit.derive(c));
+    step('derived tables');
     await runConcurrently(pool, [...of(unit.derived, 'constraints'), ...of(tables, 'indexes')]);
+    step('indexes');
     const carriedOver = await inTransaction(pool, (c) => unit.carryOver(c, file.fileDate));
+    step(`carried over ${carriedOver} newer records`);
     for (const t of tables) await pool.query(`ANALYZE ${NEXT}.${t}`);
+    step('analyzed');
 
     const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${NEXT}.${unit.copied[0]!.table}`);
     const result: SnapshotResult = { ...stats, loaded: rows[0]!.n, carriedOver };
