@@ -44,8 +44,33 @@ function decodeBytes(bytes: Uint8Array, filled: boolean): string {
   }
 }
 
+// Most records are pure ASCII: then the line is decoded once and its fields are string slices
+// (byte and character offsets agree). The last line seen is remembered, as a record's fields are
+// read one after another.
+let lastLine: Buffer | null = null;
+let lastAscii: string | null = null;
+
+function asciiLine(buf: Buffer): string | null {
+  if (buf !== lastLine) {
+    lastLine = buf;
+    lastAscii = isAscii(buf, 0, buf.length) ? buf.toString('latin1') : null;
+  }
+  return lastAscii;
+}
+
+const isBlank = (c: number): boolean => c === 0x20 || c === 0x00;
+
 /** The trimmed text of bytes [start, start+len) of `buf` ('' when blank). NUL bytes count as blanks. */
 export function text(buf: Buffer, start: number, len: number): string {
+  const line = asciiLine(buf);
+  if (line !== null) {
+    let s = start;
+    let e = Math.min(start + len, line.length);
+    while (e > s && isBlank(line.charCodeAt(e - 1))) e--;
+    while (s < e && isBlank(line.charCodeAt(s))) s++;
+    const raw = line.slice(s, e);
+    return raw.includes('\u0000') ? raw.replace(/\u0000/g, ' ').trim() : raw.trim();
+  }
   let s = start;
   const end = Math.min(start + len, buf.length);
   let e = end;
@@ -58,8 +83,13 @@ export function text(buf: Buffer, start: number, len: number): string {
 
 export const field = (buf: Buffer, f: Field, base = 0): string => text(buf, base + f.start, f.len);
 
+const NEEDS_COLLAPSE = /\s\s|[^\S ]/;
+
 /** `text` with runs of inner blanks collapsed (names and addresses). */
-export const words = (buf: Buffer, f: Field, base = 0): string => field(buf, f, base).replace(/\s+/g, ' ');
+export const words = (buf: Buffer, f: Field, base = 0): string => {
+  const t = field(buf, f, base);
+  return NEEDS_COLLAPSE.test(t) ? t.replace(/\s+/g, ' ') : t;
+};
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;

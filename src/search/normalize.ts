@@ -127,6 +127,9 @@ export function personKey(input: string): { norm: string; sorted: string; words:
   return { norm, sorted: sortedWords(all), words: [...new Set(all)] };
 }
 
+/** A normalized character as one of 37 symbols (0 is the blank padding). */
+const trigramSymbol = (c: number): number => (c === 32 ? 0 : c <= 57 ? c - 47 : c - 54);
+
 /**
  * The number of distinct trigrams pg_trgm extracts from a normalized text (words of [A-Z0-9],
  * each padded as "  word "): |T(name)|, which bounds trigram similarity from above
@@ -134,7 +137,6 @@ export function personKey(input: string): { norm: string; sorted: string; words:
  */
 export function trigramCount(normalized: string): number {
   // Each trigram as one integer (37 symbols: space, digits, letters), deduplicated in a set.
-  const code = (c: number): number => (c === 32 ? 0 : c <= 57 ? c - 47 : c - 54);
   const seen = new Set<number>();
   let a = 0;
   let b = 0;
@@ -147,7 +149,7 @@ export function trigramCount(normalized: string): number {
       b = 0;
       continue;
     }
-    const x = code(c);
+    const x = trigramSymbol(c);
     seen.add(a * 1369 + b * 37 + x);
     a = b;
     b = x;

@@ -10,9 +10,14 @@ function escape(s: string): string {
   return /[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')) : s;
 }
 
+const ARRAY_SPECIAL = /["\\]/;
+
 /** A text[] literal; every element quoted, since a bare NULL would be a null element. */
 function arrayLiteral(items: readonly string[]): string {
-  return `{${items.map((i) => `"${i.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+  if (items.length === 0) return '{}';
+  // Normalized words (the usual content) hold no quote or backslash to escape.
+  const escaped = items.some((i) => ARRAY_SPECIAL.test(i)) ? items.map((i) => i.replace(/["\\]/g, '\\$&')) : items;
+  return `{"${escaped.join('","')}"}`;
 }
 
 function encode(v: CopyValue): string {
