@@ -64,7 +64,8 @@ export class RedisRateLimiter implements RateLimiter {
       keyPrefix: opts.prefix,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: opts.timeoutMs,
+      // A little after the fail-open time-out (which answers first): it only clears the command away.
+      commandTimeout: opts.timeoutMs + 100,
       connectTimeout: Math.max(opts.timeoutMs, 1000),
       retryStrategy: (attempt) => Math.min(100 * attempt, 1000),
       enableAutoPipelining: true,

@@ -56,6 +56,7 @@ export class OwnRedis {
   async restart(): Promise<void> {
     this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     const probe = new Redis(this.url, { lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
+    probe.on('error', () => {}); // refused until the server listens: retried
     try {
       await probe.ping();
     } finally {
