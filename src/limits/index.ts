@@ -1,6 +1,6 @@
 // The per-minute limit: a true sliding 60-second window per workspace (or per client address on the
-// keyless routes), kept in process or, with REDIS_URL, in Redis shared by every instance; either
-// store behind the fail-open guard. The decision carries everything the response headers need.
+// keyless routes), kept in process or, with REDIS_URL, in Redis shared by every instance behind the
+// fail-open guard. The decision carries everything the response headers need.
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import { FailOpenLimiter, type FailureReason } from './fail-open.js';
@@ -22,24 +22,22 @@ export interface LimiterContext {
   readonly warn: (fields: Record<string, unknown>, message: string) => void;
 }
 
-/** The store the configuration asks for (Redis with REDIS_URL, else in process), failing open. */
+/**
+ * The store the configuration asks for: Redis with REDIS_URL, failing open; else the in-process one,
+ * which answers at once from memory and has nothing to guard (a guard's timer would cost more than it).
+ */
 export async function createRateLimiter(ctx: LimiterContext): Promise<RateLimiter> {
   const { config, clock } = ctx;
-  let store: RateLimiter;
-  if (config.redisUrl) {
-    const redis = new RedisRateLimiter({
-      url: config.redisUrl,
-      prefix: config.rateLimitPrefix,
-      timeoutMs: config.rateLimitTimeoutMs,
-      clock,
-      onConnectionError: connectionLog(ctx),
-    });
-    if (!(await redis.ready(config.rateLimitTimeoutMs))) ctx.warn({ timeout_ms: config.rateLimitTimeoutMs }, 'Redis is not ready; rate limits fail open until it is');
-    store = redis;
-  } else {
-    store = new MemoryRateLimiter(clock);
-  }
-  return failOpen(store, ctx);
+  if (!config.redisUrl) return new MemoryRateLimiter(clock);
+  const redis = new RedisRateLimiter({
+    url: config.redisUrl,
+    prefix: config.rateLimitPrefix,
+    timeoutMs: config.rateLimitTimeoutMs,
+    clock,
+    onConnectionError: connectionLog(ctx),
+  });
+  if (!(await redis.ready(config.rateLimitTimeoutMs))) ctx.warn({ timeout_ms: config.rateLimitTimeoutMs }, 'Redis is not ready; rate limits fail open until it is');
+  return failOpen(redis, ctx);
 }
 
 /** Wraps a store in the fail-open guard of the configured time-out. */
