@@ -3,12 +3,13 @@
 // for an enterprise workspace whose per-minute override is so high that nothing is refused. The
 // same load (autocannon, one client, by default ~2,000 requests a second, then as fast as it goes)
 // runs against the app with the limiter switched off (a store that counts nothing), with the
-// in-process store and, when REDIS_URL is set, with the Redis store. It prints the figures and the
-// overhead; it never fails on timing.
+// in-process store and, when REDIS_URL is set, with the Redis store, in alternating rounds. It prints
+// the median throughput and latency of each mode, the server's CPU time per request (which other
+// load on the machine disturbs far less than throughput) and the overhead; it never fails on timing.
 //
 // Database: DATABASE_URL's server (a scratch database, dropped afterwards) or an embedded
-// PostgreSQL under bench/work/ratelimit. Settings: BENCH_DURATION (seconds per run, 8),
-// BENCH_ROUNDS (runs per mode, alternating, 2), BENCH_RATE (requests a second, 2000),
+// PostgreSQL under bench/work/ratelimit. Settings: BENCH_DURATION (seconds per run, 5),
+// BENCH_ROUNDS (runs per mode, alternating, 5), BENCH_RATE (requests a second, 2000),
 // BENCH_CONNECTIONS (10).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -27,8 +28,8 @@ import { MemoryRateLimiter, openWindow, rateLimitHeaders, type RateLimiter } fro
 
 const ROUTE = '/v1/account/usage';
 const setting = (name: string, fallback: number): number => Number(process.env[name] || fallback);
-const DURATION = setting('BENCH_DURATION', 8);
-const ROUNDS = setting('BENCH_ROUNDS', 2);
+const DURATION = setting('BENCH_DURATION', 5);
+const ROUNDS = setting('BENCH_ROUNDS', 5);
 const RATE = setting('BENCH_RATE', 2000);
 const CONNECTIONS = setting('BENCH_CONNECTIONS', 10);
 const autocannonBin = path.join(path.dirname(createRequire(import.meta.url).resolve('autocannon/package.json')), 'autocannon.js');
@@ -45,6 +46,8 @@ interface Run {
   p50: number;
   p99: number;
   failed: number;
+  /** The server's CPU time (this process: user + system) per request served, in microseconds. */
+  cpu: number;
 }
 
 /**
@@ -69,6 +72,7 @@ async function storeCostMicros(calls: number): Promise<number> {
 
 /** One autocannon run (a child process, so that it does not share the server's event loop). */
 function cannon(url: string, key: string, seconds: number, rate: number | null): Promise<Run> {
+  const cpuBefore = process.cpuUsage();
   const args = [autocannonBin, '-j', '-n', '-c', String(CONNECTIONS), '-d', String(seconds), '-H', `authorization=Bearer ${key}`];
   if (rate) args.push('-R', String(rate));
   args.push(url);
@@ -87,7 +91,14 @@ function cannon(url: string, key: string, seconds: number, rate: number | null):
         errors: number;
         timeouts: number;
       };
-      resolve({ rps: r.requests.total / r.duration, p50: r.latency.p50, p99: r.latency.p99, failed: r.non2xx + r.errors + r.timeouts });
+      const cpu = process.cpuUsage(cpuBefore);
+      resolve({
+        rps: r.requests.total / r.duration,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        failed: r.non2xx + r.errors + r.timeouts,
+        cpu: (cpu.user + cpu.system) / Math.max(1, r.requests.total),
+      });
     });
   });
 }
@@ -155,15 +166,21 @@ try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const m of round % 2 ? [...modes].reverse() : modes) runs.get(m.name)!.push(await cannon(m.url, key.key, DURATION, phase.rate));
     }
-    const mean = (rs: Run[], f: (r: Run) => number): number => rs.reduce((s, r) => s + f(r), 0) / rs.length;
-    const off = mean(runs.get('off')!, (r) => r.rps);
-    console.log(`\n${phase.name}`);
-    console.log('  mode          req/s    p50 ms   p99 ms   failed   throughput cost vs off');
+    const median = (rs: Run[], f: (r: Run) => number): number => {
+      const v = rs.map(f).sort((a, b) => a - b);
+      return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+    };
+    const off = runs.get('off')!;
+    /** How much worse `value` is than `base`, in percent of `base` (negative: better). */
+    const worse = (base: number, value: number, higherIsWorse: boolean): string =>
+      `${((((higherIsWorse ? value - base : base - value) / base) * 100)).toFixed(1)}%`.padStart(8);
+    console.log(`\n${phase.name} (medians of ${ROUNDS} runs)`);
+    console.log('  mode          req/s   p50 ms   p99 ms   failed   CPU µs/req   throughput cost   CPU cost');
     for (const [name, rs] of runs) {
-      const rps = mean(rs, (r) => r.rps);
-      const overhead = name === 'off' ? '' : `${(((off - rps) / off) * 100).toFixed(1)}%`;
+      const [rps, cpu] = [median(rs, (r) => r.rps), median(rs, (r) => r.cpu)];
+      const costs = name === 'off' ? '' : `${worse(median(off, (r) => r.rps), rps, false)}          ${worse(median(off, (r) => r.cpu), cpu, true)}`;
       console.log(
-        `  ${name.padEnd(12)} ${rps.toFixed(0).padStart(6)} ${mean(rs, (r) => r.p50).toFixed(1).padStart(8)} ${mean(rs, (r) => r.p99).toFixed(1).padStart(8)} ${String(rs.reduce((s, r) => s + r.failed, 0)).padStart(8)}   ${overhead}`,
+        `  ${name.padEnd(12)} ${rps.toFixed(0).padStart(6)} ${median(rs, (r) => r.p50).toFixed(1).padStart(8)} ${median(rs, (r) => r.p99).toFixed(1).padStart(8)} ${String(rs.reduce((s, r) => s + r.failed, 0)).padStart(8)} ${cpu.toFixed(0).padStart(12)}   ${costs}`,
       );
     }
   }
