@@ -1,17 +1,19 @@
-// The HTTP application: health routes, the operation table as REST under /v1 and /api/v1 (and the
-// keyless routes), one error envelope for everything, request ids and request logs.
+// The HTTP application: health and metrics routes, the operation table as REST under /v1 and
+// /api/v1 (and the keyless routes), one error envelope for everything, request ids, request logs,
+// and the rate-limit headers on every API answer.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Gate } from '../accounts/gate.js';
 import { RequestLog } from '../accounts/request-log.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Database } from '../db/index.js';
-import { MemoryRateLimiter, type RateLimiter } from '../limits/index.js';
+import { createRateLimiter, openWindow, rateLimitHeaders, type LimiterContext, type RateLimiter } from '../limits/index.js';
+import { createMetrics, type Metrics } from '../metrics.js';
 import { ApiError, internalError } from './errors.js';
 import { newRequestId } from './ids.js';
 import { openApiDocument } from './openapi.js';
 import { OPERATIONS } from './operations/index.js';
-import { KEYLESS_OPERATIONS } from './operations/keyless.js';
+import { KEYLESS_OPERATIONS, KEYLESS_PER_MINUTE } from './operations/keyless.js';
 import { Pipeline } from './pipeline.js';
 import { errorReply, registerOpenApi, registerRest } from './rest.js';
 import { createServices, type Services } from './services.js';
@@ -21,7 +23,8 @@ export interface AppDeps {
   readonly db: Database;
   readonly pepper: string;
   readonly clock?: Clock;
-  readonly limiter?: RateLimiter;
+  /** Builds the rate limiter instead of the configured one (tests, benchmarks). */
+  readonly limiter?: (ctx: LimiterContext) => RateLimiter | Promise<RateLimiter>;
 }
 
 export interface App {
@@ -30,9 +33,10 @@ export interface App {
   readonly gate: Gate;
   readonly pipeline: Pipeline;
   readonly requestLog: RequestLog;
+  readonly metrics: Metrics;
 }
 
-/** Request paths that are part of the API (logged, enveloped); health routes are not. */
+/** Request paths that are part of the API (logged, enveloped, rate-limit headers); health and metrics routes are not. */
 const API_PATH = /^\/(v1|api\/v1|mcp)(\/|$|\?)/;
 
 export async function buildApp(deps: AppDeps): Promise<App> {
@@ -49,12 +53,24 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const services = createServices(db, clock);
   const gate = new Gate(db.pool, deps.pepper, clock, (err) => http.log.error({ err }, 'settling kept credits failed; the sweeper will refund them'));
-  const limiter = deps.limiter ?? new MemoryRateLimiter(clock);
+  const metrics = createMetrics();
+  const limiterContext: LimiterContext = {
+    config,
+    clock,
+    countFailure: (reason) => metrics.rateLimitFailures.inc({ reason }),
+    warn: (fields, message) => http.log.warn(fields, message),
+  };
+  const limiter = await (deps.limiter ?? createRateLimiter)(limiterContext);
   const pipeline = new Pipeline({ gate, limiter, clock, services, log: http.log });
   const requestLog = new RequestLog(db.pool, (err) => http.log.error({ err }, 'writing request logs failed'));
 
   http.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // Answers outside the pipeline (unknown routes, unreadable requests, transport-level errors)
+    // identify no caller: they carry the client address's keyless allowance, which they do not consume.
+    if (API_PATH.test(req.url) && !reply.hasHeader('x-ratelimit-limit')) {
+      reply.headers(rateLimitHeaders(openWindow(KEYLESS_PER_MINUTE, clock.now().getTime())));
+    }
   });
   http.addHook('onResponse', async (req, reply) => {
     if (!API_PATH.test(req.url)) return;
@@ -93,6 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   http.get('/healthz', async () => ({ status: 'ok' }));
+  http.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
   http.get('/readyz', async (_req, reply) => {
     try {
       await db.readPool.query('SELECT 1');
@@ -104,5 +121,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
   registerRest(http, routes, pipeline);
   registerOpenApi(http, openApiDocument(routes), limiter);
-  return { http, services, gate, pipeline, requestLog };
+  return { http, services, gate, pipeline, requestLog, metrics };
 }

@@ -9,9 +9,10 @@ import type { Caller, Gate, GateResult } from '../accounts/gate.js';
 import { presentedKey } from '../accounts/keys.js';
 import type { Surface } from '../accounts/plans.js';
 import type { Clock } from '../clock.js';
-import { rateLimitHeaders, type RateDecision, type RateLimiter } from '../limits/index.js';
+import { openWindow, rateLimitHeaders, type RateDecision, type RateLimiter } from '../limits/index.js';
 import { ApiError, badRequest, internalError, unauthorized, type Details } from './errors.js';
 import type { FileResult, ListResult, Operation, SingleResult } from './operation.js';
+import { KEYLESS_PER_MINUTE } from './operations/keyless.js';
 import type { Services } from './services.js';
 
 export interface Invocation {
@@ -103,7 +104,7 @@ export class Pipeline {
       if (gate.outcome === 'unauthorized' || !caller) throw unauthorized();
       if (gate.outcome === 'rest_disabled' || gate.outcome === 'mcp_disabled') throw surfaceRefusal(gate.outcome);
 
-      rate = await this.deps.limiter.hit(`ws:${caller.workspaceId}`, caller.perMinute);
+      rate = await this.deps.limiter.hit(workspaceKey(caller), caller.perMinute);
       if (!rate.allowed) throw perMinuteRefusal(rate);
       if (!parsed.success) throw badRequest(validationDetails(parsed.error));
       refuseByGate(gate);
@@ -116,8 +117,18 @@ export class Pipeline {
     } catch (err) {
       // A 404 is an answer and costs its credit; anything else refunds it.
       const release = !(err instanceof ApiError && err.status === 404);
+      rate ??= await this.currentWindow(caller);
       return this.failure(op, inv, err, rate, caller, await this.settleQuietly(reservation, release));
     }
+  }
+
+  /**
+   * The window for an answer given before the rate stage (401, a surface refusal), read without
+   * counting: the caller's workspace window as its next request will meet it or, with no caller, the
+   * keyless allowance of the client's address, which unauthenticated answers never consume.
+   */
+  async currentWindow(caller: Caller | null): Promise<RateDecision> {
+    return caller ? this.deps.limiter.peek(workspaceKey(caller), caller.perMinute) : openWindow(KEYLESS_PER_MINUTE, this.deps.clock.now().getTime());
   }
 
   private failure(op: Operation, inv: Invocation, err: unknown, rate: RateDecision | null, caller: Caller | null, credits: 0 | 1): Outcome {
@@ -161,7 +172,10 @@ function fileHeaders(result: ListResult | SingleResult | FileResult): Record<str
   return { 'content-type': result.file.contentType, 'content-disposition': `attachment; filename="${result.file.filename}"` };
 }
 
-function perMinuteRefusal(rate: RateDecision): ApiError {
+/** Every surface (REST and MCP) of a workspace counts in one window. */
+const workspaceKey = (caller: Caller): string => `ws:${caller.workspaceId}`;
+
+export function perMinuteRefusal(rate: RateDecision): ApiError {
   return new ApiError('rate_limited', `Rate limit of ${rate.limit} requests per minute exceeded. Retry in ${rate.resetSeconds} seconds.`, {
     retryAfter: rate.resetSeconds,
   });

@@ -7,7 +7,7 @@ import { KEYLESS_PER_MINUTE } from './operations/keyless.js';
 import { ApiError } from './errors.js';
 import type { Operation, ListResult } from './operation.js';
 import { csvHeaders, toCsv, wantsCsv } from './csv.js';
-import type { Outcome, Pipeline } from './pipeline.js';
+import { perMinuteRefusal, type Outcome, type Pipeline } from './pipeline.js';
 
 export const API_PREFIXES = ['/v1', '/api/v1'] as const;
 
@@ -82,7 +82,7 @@ export function registerOpenApi(app: FastifyInstance, document: object, limiter:
       reply.headers(rateLimitHeaders(rate));
       if (!rate.allowed) {
         reply.header('retry-after', String(rate.resetSeconds));
-        return errorReply(reply, req.id, new ApiError('rate_limited', `Rate limit of ${rate.limit} requests per minute exceeded. Retry in ${rate.resetSeconds} seconds.`));
+        return errorReply(reply, req.id, perMinuteRefusal(rate));
       }
       return reply.type('application/json; charset=utf-8').send(body);
     });

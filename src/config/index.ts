@@ -25,6 +25,8 @@ const EnvSchema = z.object({
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   REDIS_URL: optionalUrl,
+  RATE_LIMIT_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(1000),
+  RATE_LIMIT_PREFIX: z.string().default('registry-lookup:ratelimit:'),
   API_KEY_PEPPER: z.string().default(''),
   TRUST_PROXY: z.string().default(''),
   SAMPLE_ENTITIES: z.coerce.number().int().min(100).default(25_000),
@@ -50,7 +52,12 @@ export interface Config {
   readonly dbPoolSize: number;
   /** 0 picks a free port. */
   readonly embeddedPgPort: number;
+  /** Rate-limit counters shared by every instance; absent: kept in process (one server). */
   readonly redisUrl: string | undefined;
+  /** A counter store slower than this lets the request through (fail open). */
+  readonly rateLimitTimeoutMs: number;
+  /** Prefix of the rate-limit keys in Redis, so that deployments sharing one Redis stay apart. */
+  readonly rateLimitPrefix: string;
   /** Empty: generated and kept under `dataDir` (embedded mode only; production requires it). */
   readonly apiKeyPepper: string;
   /** Fastify's `trustProxy`: false for none, true for any, a hop count as a function, or addresses/CIDRs. */
@@ -91,6 +98,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dbPoolSize: e.DB_POOL_SIZE,
     embeddedPgPort: e.EMBEDDED_PG_PORT,
     redisUrl: e.REDIS_URL,
+    rateLimitTimeoutMs: e.RATE_LIMIT_TIMEOUT_MS,
+    rateLimitPrefix: e.RATE_LIMIT_PREFIX,
     apiKeyPepper: e.API_KEY_PEPPER,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     sample: { entities: e.SAMPLE_ENTITIES, seed: e.SAMPLE_SEED, days: e.SAMPLE_DAYS, enabled: e.SEED_SAMPLE },

@@ -1,55 +1,58 @@
-// The per-minute limit: a true sliding 60-second window per workspace (or per client IP on the
-// keyless routes). A store counts; the decision carries everything the response headers need.
+// The per-minute limit: a true sliding 60-second window per workspace (or per client address on the
+// keyless routes), kept in process or, with REDIS_URL, in Redis shared by every instance behind the
+// fail-open guard. The decision carries everything the response headers need.
 import type { Clock } from '../clock.js';
+import type { Config } from '../config/index.js';
+import { FailOpenLimiter, type FailureReason } from './fail-open.js';
+import { MemoryRateLimiter } from './memory.js';
+import { RedisRateLimiter } from './redis.js';
+import type { RateDecision, RateLimiter } from './window.js';
 
-export const WINDOW_MS = 60_000;
+export { WINDOW_MS, decision, openWindow, type RateDecision, type RateLimiter } from './window.js';
+export { FailOpenLimiter, type FailureReason } from './fail-open.js';
+export { MemoryRateLimiter } from './memory.js';
+export { RedisRateLimiter } from './redis.js';
 
-export interface RateDecision {
-  readonly allowed: boolean;
-  readonly limit: number;
-  /** Requests left in the window after this one. */
-  readonly remaining: number;
-  /** Unix seconds at which the oldest request in the window leaves it. */
-  readonly resetAt: number;
-  /** Seconds until that moment (at least 1 when the window is full). */
-  readonly resetSeconds: number;
+/** What building a limiter may use: settings, time, and where failures go. */
+export interface LimiterContext {
+  readonly config: Config;
+  readonly clock: Clock;
+  /** Counts a store failure (the `ratelimit_store_failures_total` metric). */
+  readonly countFailure: (reason: FailureReason) => void;
+  readonly warn: (fields: Record<string, unknown>, message: string) => void;
 }
 
-export interface RateLimiter {
-  /** Counts a request for `key` against `limit` a minute, unless the window is full. */
-  hit(key: string, limit: number): Promise<RateDecision>;
-  close(): Promise<void>;
+/**
+ * The store the configuration asks for: Redis with REDIS_URL, failing open; else the in-process one,
+ * which answers at once from memory and has nothing to guard (a guard's timer would cost more than it).
+ */
+export async function createRateLimiter(ctx: LimiterContext): Promise<RateLimiter> {
+  const { config, clock } = ctx;
+  if (!config.redisUrl) return new MemoryRateLimiter(clock);
+  const redis = new RedisRateLimiter({
+    url: config.redisUrl,
+    prefix: config.rateLimitPrefix,
+    timeoutMs: config.rateLimitTimeoutMs,
+    clock,
+    onConnectionError: connectionLog(ctx),
+  });
+  if (!(await redis.ready(config.rateLimitTimeoutMs))) ctx.warn({ timeout_ms: config.rateLimitTimeoutMs }, 'Redis is not ready; rate limits fail open until it is');
+  return failOpen(redis, ctx);
 }
 
-/** In-process store: the accepted requests' times per key, oldest first. */
-export class MemoryRateLimiter implements RateLimiter {
-  private readonly windows = new Map<string, number[]>();
+/** Wraps a store in the fail-open guard of the configured time-out. */
+export const failOpen = (store: RateLimiter, ctx: LimiterContext): RateLimiter =>
+  new FailOpenLimiter(store, { timeoutMs: ctx.config.rateLimitTimeoutMs, clock: ctx.clock, count: ctx.countFailure, warn: ctx.warn });
 
-  constructor(private readonly clock: Clock) {}
-
-  async hit(key: string, limit: number): Promise<RateDecision> {
-    const now = this.clock.now().getTime();
-    let times = this.windows.get(key);
-    if (!times) this.windows.set(key, (times = []));
-    let expired = 0;
-    while (expired < times.length && (times[expired] as number) <= now - WINDOW_MS) expired++;
-    if (expired > 0) times.splice(0, expired);
-    const allowed = times.length < limit;
-    if (allowed) times.push(now);
-    const oldest = times[0] ?? now;
-    const resetMs = oldest + WINDOW_MS;
-    return {
-      allowed,
-      limit,
-      remaining: Math.max(0, limit - times.length),
-      resetAt: Math.ceil(resetMs / 1000),
-      resetSeconds: Math.max(allowed ? 0 : 1, Math.ceil((resetMs - now) / 1000)),
-    };
-  }
-
-  async close(): Promise<void> {
-    this.windows.clear();
-  }
+/** Redis connection errors repeat at every reconnection attempt: one log line per message and minute. */
+function connectionLog(ctx: LimiterContext): (err: Error) => void {
+  const logged = new Map<string, number>();
+  return (err) => {
+    const now = ctx.clock.now().getTime();
+    if (now - (logged.get(err.message) ?? Number.NEGATIVE_INFINITY) < 60_000) return;
+    logged.set(err.message, now);
+    ctx.warn({ err }, 'Redis connection error (rate limits fail open while it lasts)');
+  };
 }
 
 /** The rate-limit headers of decisions.md, all derived from one decision so they agree. */

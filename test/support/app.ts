@@ -8,7 +8,7 @@ import { buildApp, type App } from '../../src/api/app.js';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import type { Database } from '../../src/db/index.js';
-import type { RateLimiter } from '../../src/limits/index.js';
+import type { LimiterContext, RateLimiter } from '../../src/limits/index.js';
 import { testDatabase, type TestDatabase } from './database.js';
 
 export const PEPPER = 'test-pepper';
@@ -24,13 +24,21 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function testApp(opts: { now?: string; limiter?: (clock: ManualClock) => RateLimiter; env?: Record<string, string> } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  now?: string;
+  /** Replaces the configured rate limiter (the context carries the app's failure counter). */
+  limiter?: (clock: ManualClock, ctx: LimiterContext) => RateLimiter | Promise<RateLimiter>;
+  env?: Record<string, string>;
+}
+
+export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const db = await testDatabase();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'rl-app-'));
   const clock = new ManualClock(opts.now ?? '2026-03-10T12:00:00Z');
   const config = loadConfig({ DATABASE_URL: db.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', SCHEDULER: '0', ...opts.env });
   const database: Database = { pool: db.pool, readPool: db.pool, embedded: false, close: async () => {} };
-  const app = await buildApp({ config, db: database, pepper: PEPPER, clock, ...(opts.limiter ? { limiter: opts.limiter(clock) } : {}) });
+  const makeLimiter = opts.limiter;
+  const app = await buildApp({ config, db: database, pepper: PEPPER, clock, ...(makeLimiter ? { limiter: (ctx: LimiterContext) => makeLimiter(clock, ctx) } : {}) });
   return {
     app,
     db,

@@ -1,0 +1,23 @@
+// The service's metrics, served as Prometheus text at GET /metrics. One registry per app (not the
+// library's global one), so that several apps in one process (tests) count apart.
+import { Counter, Registry } from 'prom-client';
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Rate-limit store calls that failed or timed out, whose requests were let through. */
+  readonly rateLimitFailures: Counter<'reason'>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  const rateLimitFailures = new Counter({
+    name: 'ratelimit_store_failures_total',
+    help: 'Rate-limit store calls that failed (reason "error") or did not answer in time (reason "timeout"); the request was let through.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  // Both series exist from the start, so that a rate() over them is defined before the first failure.
+  rateLimitFailures.inc({ reason: 'error' }, 0);
+  rateLimitFailures.inc({ reason: 'timeout' }, 0);
+  return { registry, rateLimitFailures };
+}
