@@ -1,12 +1,15 @@
 // The HTTP application: health routes, the operation table as REST under /v1 and /api/v1 (and the
-// keyless routes), one error envelope for everything, request ids and request logs.
+// keyless routes), the billing routes, one error envelope for everything, request ids and request logs.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Gate } from '../accounts/gate.js';
 import { RequestLog } from '../accounts/request-log.js';
+import { paymentProvider } from '../billing/payments.js';
+import type { PaymentProvider } from '../billing/provider.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Database } from '../db/index.js';
 import { MemoryRateLimiter, type RateLimiter } from '../limits/index.js';
+import { BILLING_ROUTES, billingRoutes } from './billing.js';
 import { ApiError, internalError } from './errors.js';
 import { newRequestId } from './ids.js';
 import { openApiDocument } from './openapi.js';
@@ -22,6 +25,8 @@ export interface AppDeps {
   readonly pepper: string;
   readonly clock?: Clock;
   readonly limiter?: RateLimiter;
+  /** Who takes payments for credit packs (default: the one the configuration names). */
+  readonly payments?: PaymentProvider;
 }
 
 export interface App {
@@ -102,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
   registerRest(http, routes, pipeline);
-  registerOpenApi(http, openApiDocument(routes), limiter);
+  await http.register(billingRoutes, { pool: db.pool, gate, limiter, clock, payments: deps.payments ?? paymentProvider(config) });
+  registerOpenApi(http, openApiDocument(routes, BILLING_ROUTES), limiter);
   return { http, services, gate, pipeline, requestLog };
 }
