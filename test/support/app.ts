@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { createWorkspace, type CreatedKey, type Workspace } from '../../src/accounts/workspaces.js';
 import { buildApp, type App } from '../../src/api/app.js';
+import type { PaymentProvider } from '../../src/billing/provider.js';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import type { Database } from '../../src/db/index.js';
@@ -24,13 +25,28 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function testApp(opts: { now?: string; limiter?: (clock: ManualClock) => RateLimiter; env?: Record<string, string> } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  now?: string;
+  limiter?: (clock: ManualClock) => RateLimiter;
+  env?: Record<string, string>;
+  /** The payment provider (default: the configuration's). */
+  payments?: (config: Config) => PaymentProvider;
+}
+
+export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const db = await testDatabase();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'rl-app-'));
   const clock = new ManualClock(opts.now ?? '2026-03-10T12:00:00Z');
   const config = loadConfig({ DATABASE_URL: db.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', SCHEDULER: '0', ...opts.env });
   const database: Database = { pool: db.pool, readPool: db.pool, embedded: false, close: async () => {} };
-  const app = await buildApp({ config, db: database, pepper: PEPPER, clock, ...(opts.limiter ? { limiter: opts.limiter(clock) } : {}) });
+  const app = await buildApp({
+    config,
+    db: database,
+    pepper: PEPPER,
+    clock,
+    ...(opts.limiter ? { limiter: opts.limiter(clock) } : {}),
+    ...(opts.payments ? { payments: opts.payments(config) } : {}),
+  });
   return {
     app,
     db,
