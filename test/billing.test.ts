@@ -18,6 +18,7 @@ import { billOverage, overageAmountCents } from '../src/billing/overage.js';
 import { LocalPayments } from '../src/billing/provider.js';
 import { cancelSubscription } from '../src/billing/subscription.js';
 import { cycleJob } from '../src/accounts/jobs.js';
+import { loadConfig } from '../src/config/index.js';
 import { projectRoot } from '../src/config/paths.js';
 import { JOBS } from '../src/jobs/index.js';
 import { runJob, type Job } from '../src/jobs/job.js';
@@ -117,12 +118,12 @@ describe('credit packs through the local checkout', () => {
       assert.ok(shown.body.includes(formatUsd(PACKS[slug].priceCents)), `price missing: ${shown.body}`);
       assert.ok(shown.body.includes(PACKS[slug].credits.toLocaleString('en-US')));
       assert.ok(shown.body.includes('Acme &lt;Research&gt; &amp; Co') && !shown.body.includes('<Research>'), 'the workspace name is shown, escaped');
-      assert.ok(shown.body.includes(`action="${pathname}/complete"`));
+      assert.ok(shown.body.includes(`action="${pathname.split('/').pop()}/complete"`));
       assert.equal((await balance(key.key)).balance, expected, 'nothing is granted before the payment');
 
       const paid = await page(`${pathname}/complete`, ip, 'POST');
       assert.equal(paid.statusCode, 303);
-      assert.equal(paid.headers.location, pathname);
+      assert.equal(paid.headers.location, `${t.config.billing.publicBaseUrl}${pathname}`);
       expected += PACKS[slug].credits;
       assert.equal((await balanceMatchesLedger(workspace.id, key.key)).balance, expected);
       assert.match((await page(pathname, ip)).body, /Paid on .*credits were added/);
@@ -540,5 +541,20 @@ describe('jobs', () => {
     const runs = (await t.db.pool.query(`SELECT job, status, counts FROM job_runs WHERE job IN ('pack_expiry', 'overage_billing') ORDER BY id`)).rows;
     assert.ok(runs.length > 0 && runs.every((r) => r.status === 'succeeded'));
     assert.ok(runs.some((r) => r.job === 'overage_billing' && 'items' in r.counts && 'amount_cents' in r.counts));
+  });
+});
+
+describe('configuration', () => {
+  it('chooses the provider and the public address of the checkout pages', () => {
+    assert.deepEqual(loadConfig({}).billing, { provider: 'local', stripeSecretKey: '', stripeWebhookSecret: '', publicBaseUrl: 'http://127.0.0.1:3000' });
+    assert.equal(loadConfig({ HOST: '0.0.0.0', PORT: '8080' }).billing.publicBaseUrl, 'http://localhost:8080');
+    assert.equal(loadConfig({ PUBLIC_BASE_URL: 'https://lookup.example.com/registry/' }).billing.publicBaseUrl, 'https://lookup.example.com/registry');
+    assert.equal(loadConfig({ STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }).billing.provider, 'stripe');
+    assert.throws(() => loadConfig({ STRIPE_SECRET_KEY: 'sk_test_x' }), /STRIPE_WEBHOOK_SECRET is required/);
+    assert.throws(() => loadConfig({ CHECKOUT_PROVIDER: 'stripe' }), /needs STRIPE_SECRET_KEY/);
+    // In production the local page, which grants credits without taking money, must be asked for.
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/registry', API_KEY_PEPPER: 'pepper' };
+    assert.throws(() => loadConfig(production), /CHECKOUT_PROVIDER=local/);
+    assert.equal(loadConfig({ ...production, CHECKOUT_PROVIDER: 'local' }).billing.provider, 'local');
   });
 });

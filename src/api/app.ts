@@ -107,7 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
   registerRest(http, routes, pipeline);
-  await http.register(billingRoutes, { pool: db.pool, gate, limiter, clock, payments: deps.payments ?? paymentProvider(config) });
+  await http.register(billingRoutes, { pool: db.pool, gate, limiter, clock, payments: deps.payments ?? paymentProvider(config), publicBaseUrl: config.billing.publicBaseUrl });
   registerOpenApi(http, openApiDocument(routes, BILLING_ROUTES), limiter);
   return { http, services, gate, pipeline, requestLog };
 }

@@ -12,7 +12,7 @@ import { billingBalance } from '../billing/balance.js';
 import { PACK_SLUGS } from '../billing/catalog.js';
 import { checkoutView, fulfilCheckout, isCheckoutId, startCheckout } from '../billing/checkouts.js';
 import { payProcessorItems } from '../billing/invoices.js';
-import type { PaymentProvider } from '../billing/provider.js';
+import { checkoutPageUrl, type PaymentProvider } from '../billing/provider.js';
 import { StripePayments } from '../billing/stripe.js';
 import type { Clock } from '../clock.js';
 import { rateLimitHeaders, type RateDecision, type RateLimiter } from '../limits/index.js';
@@ -30,6 +30,8 @@ export interface BillingDeps {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly payments: PaymentProvider;
+  /** Where browsers reach this service (config.billing.publicBaseUrl). */
+  readonly publicBaseUrl: string;
 }
 
 const PROXY_PREFIX = '/api/v1';
@@ -106,7 +108,7 @@ function readCheckoutRequest(req: FastifyRequest): z.output<typeof CheckoutReque
 const idOf = (v: string | { id: string } | null): string | null => (v === null ? null : typeof v === 'string' ? v : v.id);
 
 export async function billingRoutes(app: FastifyInstance, deps: BillingDeps): Promise<void> {
-  const { pool, gate, limiter, clock, payments } = deps;
+  const { pool, gate, limiter, clock, payments, publicBaseUrl } = deps;
 
   // Bodies reach these handlers raw: the checkout validates its own (after authentication, like any
   // parameter), and Stripe's signature is over the exact bytes.
@@ -195,7 +197,7 @@ export async function billingRoutes(app: FastifyInstance, deps: BillingDeps): Pr
       }
       if (checkout.status === 'open' && view.expired) return reply.code(410).send(checkoutPage(view));
       if (checkout.status === 'open') await fulfilCheckout(pool, { id }, clock.now());
-      return reply.code(303).header('location', `/checkout/${id}`).send();
+      return reply.code(303).header('location', checkoutPageUrl(publicBaseUrl, id)).send();
     }),
   );
 

@@ -62,7 +62,8 @@ export function checkoutPage({ checkout: c, workspaceName, expired }: CheckoutVi
   else if (c.provider !== 'local') action = '<p class="status">Waiting for the payment to be confirmed. The credits are added as soon as it is; reload this page to see.</p>';
   else if (expired) action = '<p class="status">This checkout has expired. Start a new one from the API.</p>';
   else {
-    action = `<form method="post" action="/checkout/${escape(c.id)}/complete">
+    // Relative: the page may be served under a path prefix (PUBLIC_BASE_URL).
+    action = `<form method="post" action="${escape(c.id)}/complete">
 <button type="submit">Pay ${escape(formatUsd(c.amount_cents))}</button>
 </form>
 <p class="note">Local checkout: this service takes no card. Paying here records the payment and adds the credits, exactly as a card processor's confirmation would.</p>`;
