@@ -12,7 +12,7 @@ export interface Workspace {
   id: string;
   name: string;
   plan: PlanSlug;
-  subscription_status: 'active' | 'past_due';
+  subscription_status: 'active' | 'past_due' | 'cancelled';
   suspended: boolean;
   per_minute_override: number | null;
   created_at: string;
@@ -21,6 +21,9 @@ export interface Workspace {
   trial_capped_at: string | null;
   test_remaining: number;
   overage_unbilled: number;
+  cancelled_at: string | null;
+  /** The customer at Stripe, where overage is invoiced (billing). */
+  stripe_customer_id: string | null;
 }
 
 export interface ApiKeyInfo {
@@ -42,7 +45,8 @@ type Db = pg.Pool | pg.PoolClient;
 const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
 const WORKSPACE_COLUMNS = `id, name, plan, subscription_status, suspended, per_minute_override, ${iso('created_at')} AS created_at,
-  cycle_start::text, monthly_remaining, ${iso('trial_capped_at')} AS trial_capped_at, test_remaining, overage_unbilled`;
+  cycle_start::text, monthly_remaining, ${iso('trial_capped_at')} AS trial_capped_at, test_remaining, overage_unbilled,
+  ${iso('cancelled_at')} AS cancelled_at, stripe_customer_id`;
 const KEY_COLUMNS = `id, workspace_id, kind, hint, ${iso('created_at')} AS created_at, ${iso('revoked_at')} AS revoked_at`;
 
 export interface LedgerEntry {
@@ -128,8 +132,9 @@ export async function setSuspended(pool: pg.Pool, workspace: string, suspended: 
 }
 
 export async function setStatus(pool: pg.Pool, workspace: string, status: string): Promise<Workspace> {
-  if (status !== 'active' && status !== 'past_due') throw new AccountError(`unknown subscription status ${status} (active or past_due)`);
-  await pool.query('UPDATE workspaces SET subscription_status = $2 WHERE id = $1', [workspace, status]);
+  if (status !== 'active' && status !== 'past_due') throw new AccountError(`unknown subscription status ${status} (active or past_due; cancel with \`registry workspace cancel\`)`);
+  // Out of `cancelled` this is a new subscription: overage accrues again and the next cycle grants.
+  await pool.query('UPDATE workspaces SET subscription_status = $2, cancelled_at = NULL WHERE id = $1', [workspace, status]);
   return getWorkspace(pool, workspace);
 }
 

@@ -1,14 +1,17 @@
 // The HTTP application: health and metrics routes, the operation table as REST under /v1 and
-// /api/v1 (and the keyless routes), one error envelope for everything, request ids, request logs,
-// and the rate-limit headers on every API answer.
+// /api/v1 (and the keyless routes), the billing routes, one error envelope for everything, request
+// ids, request logs, and the rate-limit headers on every API answer.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Gate } from '../accounts/gate.js';
 import { RequestLog } from '../accounts/request-log.js';
+import { paymentProvider } from '../billing/payments.js';
+import type { PaymentProvider } from '../billing/provider.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Database } from '../db/index.js';
 import { createRateLimiter, openWindow, rateLimitHeaders, type LimiterContext, type RateLimiter } from '../limits/index.js';
 import { createMetrics, type Metrics } from '../metrics.js';
+import { BILLING_ROUTES, billingRoutes } from './billing.js';
 import { ApiError, internalError } from './errors.js';
 import { newRequestId } from './ids.js';
 import { openApiDocument } from './openapi.js';
@@ -25,6 +28,8 @@ export interface AppDeps {
   readonly clock?: Clock;
   /** Builds the rate limiter instead of the configured one (tests, benchmarks). */
   readonly limiter?: (ctx: LimiterContext) => RateLimiter | Promise<RateLimiter>;
+  /** Who takes payments for credit packs (default: the one the configuration names). */
+  readonly payments?: PaymentProvider;
 }
 
 export interface App {
@@ -120,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
   registerRest(http, routes, pipeline);
-  registerOpenApi(http, openApiDocument(routes), limiter);
+  await http.register(billingRoutes, { pool: db.pool, gate, limiter, clock, payments: deps.payments ?? paymentProvider(config), publicBaseUrl: config.billing.publicBaseUrl });
+  registerOpenApi(http, openApiDocument(routes, BILLING_ROUTES), limiter);
   return { http, services, gate, pipeline, requestLog, metrics };
 }

@@ -39,7 +39,7 @@ const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid parameters: `details` names each bad parameter and why.',
   401: 'Missing, invalid, revoked or conflicting credentials, or a suspended workspace (one body for all).',
-  402: 'The free trial has no credits left.',
+  402: 'No credits left: the free trial is used up, or the subscription is cancelled.',
   403: 'Authenticated but not permitted (plan without REST, MCP, CSV or the lead feed).',
   404: 'Not found.',
   429: 'Per-minute limit or monthly quota exceeded; see Retry-After.',
@@ -108,12 +108,55 @@ function operationObject(op: Operation, components: Json): Json {
   return object;
 }
 
-export function openApiDocument(operations: readonly Operation[]): Json {
+/**
+ * A route outside the operation table (the billing routes), described from the same zod schemas
+ * its handler validates with and answers.
+ */
+export interface DocumentedRoute {
+  readonly method: 'get' | 'post';
+  readonly path: string;
+  /** The server URLs it is served under (instead of the document's). */
+  readonly servers: readonly string[];
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description: string;
+  /** Its JSON request body. */
+  readonly body?: z.ZodType;
+  /** Its 200 body. */
+  readonly response: z.ZodType;
+  /** Error statuses besides 400, 401, 429 and 500. */
+  readonly errors: readonly number[];
+}
+
+function routeOperation(route: DocumentedRoute, components: Json): Json {
+  const name = `${route.operationId[0]!.toUpperCase()}${route.operationId.slice(1)}`;
+  components[`${name}Response`] = schemaOf(route.response, 'output', components);
+  const responses: Json = {
+    200: {
+      description: 'OK',
+      headers: Object.fromEntries(RATE_HEADERS.map((h) => [h, { $ref: `#/components/headers/${h}` }])),
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Response` } } },
+    },
+  };
+  for (const s of [...new Set([400, 401, ...route.errors, 429, 500])].sort()) responses[s] = errorResponse(s);
+  const object: Json = { operationId: route.operationId, summary: route.summary, description: route.description, parameters: [], responses };
+  if (route.body) {
+    components[`${name}Request`] = schemaOf(route.body, 'input', components);
+    object.requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Request` } } } };
+  }
+  return object;
+}
+
+export function openApiDocument(operations: readonly Operation[], routes: readonly DocumentedRoute[] = []): Json {
   const components: Json = {};
   schemaOf(ErrorEnvelope, 'output', components); // named `Error`: lands in components
 
   const paths: Json = {};
   for (const op of operations) paths[op.path] = { get: operationObject(op, components) };
+  for (const route of routes) {
+    const item = (paths[route.path] ??= { servers: route.servers.map((url) => ({ url })) }) as Json;
+    item[route.method] = routeOperation(route, components);
+  }
   return {
     openapi: '3.1.0',
     info: {

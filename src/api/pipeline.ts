@@ -175,6 +175,7 @@ function fileHeaders(result: ListResult | SingleResult | FileResult): Record<str
 /** Every surface (REST and MCP) of a workspace counts in one window. */
 const workspaceKey = (caller: Caller): string => `ws:${caller.workspaceId}`;
 
+/** The 429 of a full per-minute window (also used by the billing routes). */
 export function perMinuteRefusal(rate: RateDecision): ApiError {
   return new ApiError('rate_limited', `Rate limit of ${rate.limit} requests per minute exceeded. Retry in ${rate.resetSeconds} seconds.`, {
     retryAfter: rate.resetSeconds,
@@ -192,7 +193,10 @@ function refuseByGate(gate: GateResult): void {
     case 'forbidden':
       throw new ApiError('forbidden', 'Your plan does not include this feature (the lead feed needs the Lead Feed or Enterprise plan; CSV needs Pro or above).');
     case 'payment_required':
-      throw new ApiError('payment_required', 'Your free trial credits are used up. Upgrade to a paid plan or buy a credit pack to continue.', {
+      // The trial, or a cancelled subscription (no new cycle will bring credits back).
+      throw new ApiError('payment_required', gate.caller?.plan === 'free_trial'
+        ? 'Your free trial credits are used up. Upgrade to a paid plan or buy a credit pack to continue.'
+        : 'Your subscription is cancelled and its credits are used up. Upgrade to a paid plan again or buy a credit pack to continue.', {
         creditBalance: gate.creditBalance ?? 0,
       });
     case 'quota_exhausted':

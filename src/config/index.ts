@@ -34,6 +34,10 @@ const EnvSchema = z.object({
   SAMPLE_DAYS: z.coerce.number().int().min(1).max(90).default(15),
   SEED_SAMPLE: flag.default(true),
   SCHEDULER: flag.default(true),
+  STRIPE_SECRET_KEY: z.string().trim().default(''),
+  STRIPE_WEBHOOK_SECRET: z.string().trim().default(''),
+  CHECKOUT_PROVIDER: z.enum(['local', 'stripe', '']).default(''),
+  PUBLIC_BASE_URL: optionalUrl,
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -64,6 +68,34 @@ export interface Config {
   readonly trustProxy: boolean | string | ((address: string, hop: number) => boolean);
   readonly sample: { readonly entities: number; readonly seed: number; readonly days: number; readonly enabled: boolean };
   readonly schedulerEnabled: boolean;
+  readonly billing: BillingConfig;
+}
+
+export interface BillingConfig {
+  /** Who takes the money for credit packs: the service's own checkout page, or Stripe. */
+  readonly provider: 'local' | 'stripe';
+  readonly stripeSecretKey: string;
+  /** Verifies the Stripe-Signature of webhook events. */
+  readonly stripeWebhookSecret: string;
+  /** Where buyers' browsers reach this service (checkout links, Stripe's return URLs); no trailing slash. */
+  readonly publicBaseUrl: string;
+}
+
+/**
+ * The checkout provider: stripe when a secret key is set, else the local checkout page. In
+ * production the local page (which grants credits without taking money) must be chosen explicitly.
+ */
+function billingConfig(e: z.infer<typeof EnvSchema>, production: boolean): BillingConfig {
+  const provider = e.CHECKOUT_PROVIDER || (e.STRIPE_SECRET_KEY ? 'stripe' : 'local');
+  if (provider === 'stripe' && !e.STRIPE_SECRET_KEY) throw new Error('invalid configuration: CHECKOUT_PROVIDER=stripe needs STRIPE_SECRET_KEY');
+  if (provider === 'stripe' && !e.STRIPE_WEBHOOK_SECRET) throw new Error('invalid configuration: STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY');
+  if (production && !e.CHECKOUT_PROVIDER && provider === 'local') {
+    throw new Error('invalid configuration: in production set STRIPE_SECRET_KEY, or CHECKOUT_PROVIDER=local to sell packs without taking payment');
+  }
+  // An address to listen on everywhere is not one a browser can open.
+  const host = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${host}:${e.PORT}`).replace(/\/+$/, '');
+  return { provider, stripeSecretKey: e.STRIPE_SECRET_KEY, stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET, publicBaseUrl };
 }
 
 function parseTrustProxy(raw: string): Config['trustProxy'] {
@@ -104,6 +136,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     sample: { entities: e.SAMPLE_ENTITIES, seed: e.SAMPLE_SEED, days: e.SAMPLE_DAYS, enabled: e.SEED_SAMPLE },
     schedulerEnabled: e.SCHEDULER,
+    billing: billingConfig(e, production),
   };
   if (production && !config.databaseUrl) throw new Error('invalid configuration: DATABASE_URL is required in production');
   if (production && !config.apiKeyPepper) throw new Error('invalid configuration: API_KEY_PEPPER is required in production');

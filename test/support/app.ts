@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { createWorkspace, type CreatedKey, type Workspace } from '../../src/accounts/workspaces.js';
 import { buildApp, type App } from '../../src/api/app.js';
+import type { PaymentProvider } from '../../src/billing/provider.js';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import type { Database } from '../../src/db/index.js';
@@ -29,6 +30,8 @@ export interface TestAppOptions {
   /** Replaces the configured rate limiter (the context carries the app's failure counter). */
   limiter?: (clock: ManualClock, ctx: LimiterContext) => RateLimiter | Promise<RateLimiter>;
   env?: Record<string, string>;
+  /** The payment provider (default: the configuration's). */
+  payments?: (config: Config) => PaymentProvider;
 }
 
 export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -38,7 +41,14 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ DATABASE_URL: db.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', SCHEDULER: '0', ...opts.env });
   const database: Database = { pool: db.pool, readPool: db.pool, embedded: false, close: async () => {} };
   const makeLimiter = opts.limiter;
-  const app = await buildApp({ config, db: database, pepper: PEPPER, clock, ...(makeLimiter ? { limiter: (ctx: LimiterContext) => makeLimiter(clock, ctx) } : {}) });
+  const app = await buildApp({
+    config,
+    db: database,
+    pepper: PEPPER,
+    clock,
+    ...(makeLimiter ? { limiter: (ctx: LimiterContext) => makeLimiter(clock, ctx) } : {}),
+    ...(opts.payments ? { payments: opts.payments(config) } : {}),
+  });
   return {
     app,
     db,

@@ -17,12 +17,14 @@ export class Contract {
     this.templates = Object.keys(doc.paths).map((p) => ({ path: p, re: new RegExp(`^${p.replace(/\{\w+\}/g, '[^/]+')}$`) }));
   }
 
-  /** Asserts `res` (to GET `url` under /v1 or /api/v1) is documented and matches its schema. */
-  check(url: string, res: LightMyRequestResponse): void {
+  /** Asserts `res` (to `method` `url` under /v1 or /api/v1) is documented and matches its schema. */
+  check(url: string, res: LightMyRequestResponse, method: 'get' | 'post' = 'get'): void {
     const path = url.split('?')[0]!.replace(/^\/(api\/)?v1/, '');
     const template = this.templates.find((t) => t.re.test(path));
     assert.ok(template, `undocumented path ${path}`);
-    const responses = this.doc.paths[template.path].get.responses;
+    const operation = this.doc.paths[template.path][method];
+    assert.ok(operation, `undocumented ${method.toUpperCase()} ${template.path}`);
+    const responses = operation.responses;
     const documented = responses[String(res.statusCode)];
     assert.ok(documented, `status ${res.statusCode} of ${template.path} is not documented`);
     const type = String(res.headers['content-type'] ?? '').split(';')[0]!;

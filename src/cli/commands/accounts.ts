@@ -1,6 +1,10 @@
 // Operator commands: workspaces, keys, credits and request logs.
 import type { Command } from 'commander';
 import { ledgerCheck } from '../../accounts/ledger.js';
+import { refundCheckout } from '../../billing/checkouts.js';
+import { sendToProcessor } from '../../billing/overage.js';
+import { paymentProvider } from '../../billing/payments.js';
+import { cancelSubscription } from '../../billing/subscription.js';
 import { resolvePepper } from '../../accounts/pepper.js';
 import { findRequestLog } from '../../accounts/request-log.js';
 import {
@@ -60,6 +64,12 @@ export function registerAccounts(program: Command): void {
   json(workspace.command('set-status').argument('<workspace>').argument('<status>').description('subscription status: active or past_due')).action(
     action((c, id: string, status: string) => setStatus(c.pool, id, status)),
   );
+  json(workspace.command('cancel').argument('<workspace>').description('cancel the subscription now: overage stops, a final invoice carries what accrued, no new grants')).action(
+    action(async (c, id: string) => {
+      const cancellation = await cancelSubscription(c.pool, id, systemClock.now());
+      return { ...cancellation, ...(await sendToProcessor(c.pool, paymentProvider(c.config))) };
+    }),
+  );
   json(workspace.command('set-rate').argument('<workspace>').argument('<per-minute>').description('per-minute override (enterprise); "none" to clear')).action(
     action((c, id: string, rate: string) => setPerMinute(c.pool, id, rate === 'none' ? null : Number(rate))),
   );
@@ -95,6 +105,9 @@ export function registerAccounts(program: Command): void {
         return ledgerCheck(c.pool, id);
       }),
     );
+  json(credits.command('refund').argument('<checkout>').description('refund a pack: within 14 days of purchase, at most 10% used (refused otherwise, with the reason)')).action(
+    action((c, id: string) => refundCheckout(c.pool, paymentProvider(c.config), id, systemClock.now())),
+  );
   json(credits.command('show').argument('<workspace>').description('balances from the ledger and whether the counters agree')).action(
     action((c, id: string) => ledgerCheck(c.pool, id)),
   );

@@ -1,10 +1,11 @@
 // Every command of the `registry` CLI, registered in the order `--help` lists them.
 import type { Command } from 'commander';
 import { registerAccounts } from './accounts.js';
+import { registerBilling } from './billing.js';
 import { registerGenerate } from './generate.js';
 import { registerImport } from './import.js';
 import { registerJobs } from './jobs.js';
 import { registerServe } from './serve.js';
 import { registerStatus } from './status.js';
 
-export const commands: ReadonlyArray<(program: Command) => void> = [registerServe, registerGenerate, registerImport, registerStatus, registerAccounts, registerJobs];
+export const commands: ReadonlyArray<(program: Command) => void> = [registerServe, registerGenerate, registerImport, registerStatus, registerAccounts, registerBilling, registerJobs];

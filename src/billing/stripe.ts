@@ -1,0 +1,108 @@
+// The Stripe provider, through the official package: a Checkout Session per checkout, webhook
+// events verified on their raw body with Stripe's own helper, refunds, and overage as pending
+// invoice items (Stripe puts them on the customer's next subscription invoice).
+import Stripe from 'stripe';
+import { PACK_TITLES } from './catalog.js';
+import { checkoutPageUrl, type CheckoutStart, type PaymentProvider, type ProcessorInvoiceItem, type ProcessorInvoicing } from './provider.js';
+
+export interface StripeSettings {
+  readonly secretKey: string;
+  readonly webhookSecret: string;
+  readonly publicBaseUrl: string;
+  /** How requests reach Stripe (tests pass a stub; the default is Node's HTTP). */
+  readonly httpClient?: Stripe.HttpClient;
+}
+
+export class StripePayments implements PaymentProvider, ProcessorInvoicing {
+  readonly name = 'stripe';
+  readonly invoicing: ProcessorInvoicing = this;
+  private readonly stripe: Stripe;
+
+  constructor(private readonly settings: StripeSettings) {
+    this.stripe = new Stripe(settings.secretKey, {
+      maxNetworkRetries: 2,
+      timeout: 20_000,
+      ...(settings.httpClient ? { httpClient: settings.httpClient } : {}),
+    });
+  }
+
+  async startCheckout(c: CheckoutStart): Promise<{ url: string; providerRef: string }> {
+    const page = checkoutPageUrl(this.settings.publicBaseUrl, c.id);
+    const session = await this.stripe.checkout.sessions.create(
+      {
+        mode: 'payment',
+        client_reference_id: c.id,
+        metadata: { checkout_id: c.id, workspace_id: c.workspaceId, slug: c.slug },
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: c.currency,
+              unit_amount: c.amountCents,
+              product_data: { name: `${PACK_TITLES[c.slug]} credit pack`, description: `${c.credits.toLocaleString('en-US')} API credits, valid 12 months` },
+            },
+          },
+        ],
+        // A known customer keeps one customer per workspace; otherwise Stripe makes one, learnt on payment.
+        ...(c.customer ? { customer: c.customer } : { customer_creation: 'always' as const }),
+        success_url: page,
+        cancel_url: page,
+      },
+      { idempotencyKey: `checkout-${c.id}` },
+    );
+    if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a URL`);
+    return { url: session.url, providerRef: session.id };
+  }
+
+  async refund(c: { id: string; paymentRef: string | null; amountCents: number }): Promise<string> {
+    if (!c.paymentRef) throw new Error(`checkout ${c.id} has no Stripe payment to refund`);
+    const refund = await this.stripe.refunds.create(
+      { payment_intent: c.paymentRef, amount: c.amountCents, metadata: { checkout_id: c.id } },
+      { idempotencyKey: `refund-${c.id}` },
+    );
+    return refund.id;
+  }
+
+  async addInvoiceItem(item: ProcessorInvoiceItem): Promise<string> {
+    const created = await this.stripe.invoiceItems.create(
+      {
+        customer: item.customer,
+        amount: item.amountCents,
+        currency: item.currency,
+        description: `API overage ${item.day}: ${item.credits.toLocaleString('en-US')} credits`,
+        metadata: { invoice_item_id: String(item.id), workspace_id: item.workspaceId, day: item.day, credits: String(item.credits) },
+      },
+      { idempotencyKey: `overage-item-${item.id}` },
+    );
+    return created.id;
+  }
+
+  async finalInvoice(invoice: { id: string; workspaceId: string; customer: string }): Promise<string> {
+    const created = await this.stripe.invoices.create(
+      {
+        customer: invoice.customer,
+        pending_invoice_items_behavior: 'include',
+        auto_advance: true,
+        description: 'Final invoice: overage accrued until the subscription was cancelled',
+        metadata: { invoice_id: invoice.id, workspace_id: invoice.workspaceId },
+      },
+      { idempotencyKey: `final-invoice-${invoice.id}` },
+    );
+    return created.id;
+  }
+
+  /** The event of a webhook request, verified against its raw body; throws when the signature is wrong. */
+  verifyEvent(rawBody: Buffer, signature: string | string[] | undefined): Stripe.Event {
+    if (typeof signature !== 'string') throw new Error('missing Stripe-Signature header');
+    return this.stripe.webhooks.constructEvent(rawBody, signature, this.settings.webhookSecret);
+  }
+
+  /** The invoice items a paid Stripe invoice carried (all its lines, fetched when the event holds only the first page). */
+  async paidInvoiceItems(invoice: Stripe.Invoice): Promise<string[]> {
+    let lines = invoice.lines.data;
+    if (invoice.lines.has_more && invoice.id) {
+      lines = await this.stripe.invoices.listLineItems(invoice.id, { limit: 100 }).autoPagingToArray({ limit: 10_000 });
+    }
+    return lines.flatMap((l) => (l.parent?.invoice_item_details?.invoice_item ? [l.parent.invoice_item_details.invoice_item] : []));
+  }
+}

@@ -1,0 +1,33 @@
+// Cancelling a subscription. It takes effect at once: overage stops accruing, everything accrued
+// is billed on a final invoice issued there and then, and no new cycle brings a grant. What is
+// left of the cycle already paid for, and any packs, stay spendable.
+import type pg from 'pg';
+import { getWorkspace, type Workspace } from '../accounts/workspaces.js';
+import { inTransaction } from '../db/pool.js';
+import { BillingError } from './checkouts.js';
+import { billWorkspace, type BilledItem } from './overage.js';
+
+export interface Cancellation {
+  workspace: Workspace;
+  /** The items put on the final invoice now. */
+  items: BilledItem[];
+  final_invoice: string | null;
+}
+
+export async function cancelSubscription(pool: pg.Pool, workspace: string, now: Date): Promise<Cancellation> {
+  return inTransaction(pool, async (client) => {
+    const w = await getWorkspace(client, workspace, true);
+    if (w.plan === 'free_trial') throw new BillingError(`workspace ${workspace} is on the free trial: there is no subscription to cancel`);
+    if (w.subscription_status === 'cancelled') throw new BillingError(`the subscription of workspace ${workspace} is already cancelled`);
+    await client.query(`UPDATE workspaces SET subscription_status = 'cancelled', cancelled_at = $2 WHERE id = $1`, [workspace, now]);
+    const { items, finalInvoice } = await billWorkspace(client, workspace, now.toISOString().slice(0, 10), now);
+    return { workspace: await getWorkspace(client, workspace), items, final_invoice: finalInvoice };
+  });
+}
+
+/** The workspace's customer at Stripe (null to forget it): where its overage is invoiced. */
+export async function setProcessorCustomer(pool: pg.Pool, workspace: string, customer: string | null): Promise<Workspace> {
+  await getWorkspace(pool, workspace);
+  await pool.query('UPDATE workspaces SET stripe_customer_id = $2 WHERE id = $1', [workspace, customer]);
+  return getWorkspace(pool, workspace);
+}
