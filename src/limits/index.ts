@@ -18,6 +18,8 @@ export interface RateDecision {
 export interface RateLimiter {
   /** Counts a request for `key` against `limit` a minute, unless the window is full. */
   hit(key: string, limit: number): Promise<RateDecision>;
+  /** The window for `key` as it stands, counting nothing (for free requests' headers). */
+  peek(key: string, limit: number): Promise<RateDecision>;
   close(): Promise<void>;
 }
 
@@ -28,6 +30,14 @@ export class MemoryRateLimiter implements RateLimiter {
   constructor(private readonly clock: Clock) {}
 
   async hit(key: string, limit: number): Promise<RateDecision> {
+    return this.decide(key, limit, true);
+  }
+
+  async peek(key: string, limit: number): Promise<RateDecision> {
+    return this.decide(key, limit, false);
+  }
+
+  private decide(key: string, limit: number, count: boolean): RateDecision {
     const now = this.clock.now().getTime();
     let times = this.windows.get(key);
     if (!times) this.windows.set(key, (times = []));
@@ -35,7 +45,7 @@ export class MemoryRateLimiter implements RateLimiter {
     while (expired < times.length && (times[expired] as number) <= now - WINDOW_MS) expired++;
     if (expired > 0) times.splice(0, expired);
     const allowed = times.length < limit;
-    if (allowed) times.push(now);
+    if (allowed && count) times.push(now);
     const oldest = times[0] ?? now;
     const resetMs = oldest + WINDOW_MS;
     return {
