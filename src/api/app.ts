@@ -1,5 +1,5 @@
 // The HTTP application: health routes, the operation table as REST under /v1 and /api/v1 (and the
-// keyless routes), one error envelope for everything, request ids and request logs.
+// keyless routes) and as MCP tools at /mcp, one error envelope for everything, request ids and request logs.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Gate } from '../accounts/gate.js';
 import { RequestLog } from '../accounts/request-log.js';
@@ -9,6 +9,7 @@ import type { Database } from '../db/index.js';
 import { MemoryRateLimiter, type RateLimiter } from '../limits/index.js';
 import { ApiError, internalError } from './errors.js';
 import { newRequestId } from './ids.js';
+import { registerMcp } from './mcp/transport.js';
 import { openApiDocument } from './openapi.js';
 import { OPERATIONS } from './operations/index.js';
 import { KEYLESS_OPERATIONS } from './operations/keyless.js';
@@ -103,5 +104,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
   registerRest(http, routes, pipeline);
   registerOpenApi(http, openApiDocument(routes), limiter);
+  registerMcp(http, { pipeline, operations: OPERATIONS, allowedOrigins: config.mcpAllowedOrigins });
   return { http, services, gate, pipeline, requestLog };
 }
