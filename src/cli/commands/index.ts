@@ -4,7 +4,8 @@ import { registerAccounts } from './accounts.js';
 import { registerGenerate } from './generate.js';
 import { registerImport } from './import.js';
 import { registerJobs } from './jobs.js';
+import { registerMcp } from './mcp.js';
 import { registerServe } from './serve.js';
 import { registerStatus } from './status.js';
 
-export const commands: ReadonlyArray<(program: Command) => void> = [registerServe, registerGenerate, registerImport, registerStatus, registerAccounts, registerJobs];
+export const commands: ReadonlyArray<(program: Command) => void> = [registerServe, registerGenerate, registerImport, registerStatus, registerAccounts, registerJobs, registerMcp];
