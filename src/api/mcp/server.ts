@@ -6,24 +6,28 @@ import type { IncomingHttpHeaders } from 'node:http';
 // included) into an `isError` result and validates arguments itself, while this transport must
 // answer with the JSON-RPC errors of the spec and the pipeline's own validation details.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { z } from 'zod';
 import { internalError } from '../errors.js';
 import { API_VERSION } from '../openapi.js';
+import type { Operation } from '../operation.js';
 import type { Outcome, Pipeline } from '../pipeline.js';
 import { fromApiError, RPC_ERROR, RpcError } from './errors.js';
-import type { McpTool } from './tools.js';
+import { mcpTools, type McpTool } from './tools.js';
 
-export const SERVER_INFO = { name: 'registry-lookup', title: 'Registry Lookup', version: API_VERSION };
+const SERVER_INFO = { name: 'registry-lookup', title: 'Registry Lookup', version: API_VERSION };
 
-export const INSTRUCTIONS = [
-  'Registry Lookup mirrors the Florida corporate registry (about 12.6 million entities, active and historical), refreshed every early morning UTC.',
-  'Tools: search_entities (fuzzy name and filters), get_entity (one entity by document number), search_officers, search_agents, search_addresses, list_daily_filings, list_recent_filings, and list_new_business_leads (Lead Feed and Enterprise plans).',
-  'Each tool call costs 1 credit from the same monthly pool as the REST API, also when the entity asked for does not exist; initialize, tools/list and ping are free.',
-  'Data-use restriction: the data is public-record data, not a consumer report. Do not use it for credit, employment, insurance, housing, tenant screening or any other purpose covered by consumer-reporting law.',
-  'Officer addresses are never returned. The service is not the registry and is not affiliated with any government body.',
-].join(' ');
+/** What `initialize` tells an agent before it looks at any tool: the cost and the data-use restriction. */
+function instructions(toolNames: readonly string[]): string {
+  return [
+    'Registry Lookup mirrors the Florida corporate registry (about 12.6 million entities, active and historical), refreshed every early morning UTC.',
+    `Tools: ${toolNames.join(', ')}; each description says what it finds and which plan it needs.`,
+    'Each tool call costs 1 credit from the same monthly pool as the REST API, also when the entity asked for does not exist; initialize, tools/list and ping are free.',
+    'Data-use restriction: the data is public-record data, not a consumer report. Do not use it for credit, employment, insurance, housing, tenant screening or any other purpose covered by consumer-reporting law.',
+    'Officer addresses are never returned. The service is not the registry and is not affiliated with any government body.',
+  ].join(' ');
+}
 
 /**
  * Loose on purpose: the SDK first parses a request with the handler's schema and answers a failure
@@ -39,13 +43,24 @@ export interface Exchange {
   readonly outcomes: Outcome[];
 }
 
-export function createMcpServer(tools: ReadonlyMap<string, McpTool>, pipeline: Pipeline, exchange: Exchange, validator: jsonSchemaValidator): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
-  const definitions = [...tools.values()].map((t) => t.definition);
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
+/** What every request's server offers, built once from the operation table. */
+export interface McpCatalog {
+  readonly tools: ReadonlyMap<string, McpTool>;
+  readonly definitions: readonly Tool[];
+  readonly instructions: string;
+}
+
+export function mcpCatalog(operations: readonly Operation[]): McpCatalog {
+  const tools = mcpTools(operations);
+  return { tools, definitions: [...tools.values()].map((t) => t.definition), instructions: instructions([...tools.keys()]) };
+}
+
+export function createMcpServer(catalog: McpCatalog, pipeline: Pipeline, exchange: Exchange, validator: jsonSchemaValidator): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: catalog.instructions, jsonSchemaValidator: validator });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...catalog.definitions] }));
   server.setRequestHandler(ToolCall, async (call) => {
     const request = CallToolRequestSchema.parse(call);
-    const tool = tools.get(request.params.name);
+    const tool = catalog.tools.get(request.params.name);
     if (!tool) {
       throw new RpcError(RPC_ERROR.methodNotFound, `Unknown tool ${JSON.stringify(request.params.name)}; tools/list names the tools.`, {
         request_id: exchange.requestId,

@@ -10,10 +10,9 @@ import type { Operation } from '../operation.js';
 import type { Pipeline } from '../pipeline.js';
 import { recordCall } from '../rest.js';
 import { errorFrame, fromApiError, RPC_ERROR, RpcError, withRequestId, type ErrorFrame } from './errors.js';
-import { createMcpServer, type Exchange } from './server.js';
-import { mcpTools } from './tools.js';
+import { createMcpServer, mcpCatalog, type Exchange } from './server.js';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 export interface McpDeps {
   readonly pipeline: Pipeline;
@@ -70,7 +69,7 @@ const sendFrame = (reply: FastifyReply, status: number, frame: ErrorFrame): Fast
   reply.code(status).type('application/json').send(JSON.stringify(frame));
 
 export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
-  const tools = mcpTools(deps.operations);
+  const catalog = mcpCatalog(deps.operations);
   // One validator for all requests' servers (the SDK would build one per server).
   const validator = new AjvJsonSchemaValidator();
 
@@ -99,7 +98,7 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
     }
 
     const exchange: Exchange = { requestId, headers: req.headers, clientIp: req.ip, outcomes: [] };
-    const server = createMcpServer(tools, deps.pipeline, exchange, validator);
+    const server = createMcpServer(catalog, deps.pipeline, exchange, validator);
     const transport = new RequestTransport(requestId);
     server.onerror = (err) => req.log.debug({ err, request_id: requestId }, 'mcp request not served');
     // A stateless server and transport live as long as their response (the SDK's known leak otherwise).
