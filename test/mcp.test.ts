@@ -118,6 +118,11 @@ describe('discovery', () => {
       assert.deepEqual(tool.outputSchema?.required, op.kind === 'list' ? ['data', 'pagination', 'meta'] : ['data', 'meta']);
       assert.deepEqual(tool.annotations, { readOnlyHint: true, openWorldHint: false });
     }
+    // The other header of the spec works as well.
+    const other = new Client({ name: 'x-api-key', version: '1.0.0' });
+    await other.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { 'x-api-key': key.key } } }));
+    assert.equal((await other.listTools()).tools.length, 8);
+    await other.close();
     const leads = tools.find((x) => x.name === 'list_new_business_leads')!;
     assert.deepEqual(Object.keys(leads.inputSchema.properties ?? {}), ['county', 'city', 'entity_type', 'date_from', 'date_to', 'limit', 'offset']);
     assert.equal(leads.inputSchema.additionalProperties, false);
