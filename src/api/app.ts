@@ -1,6 +1,6 @@
 // The HTTP application: health and metrics routes, the operation table as REST under /v1 and
-// /api/v1 (and the keyless routes), the billing routes, one error envelope for everything, request
-// ids, request logs, and the rate-limit headers on every API answer.
+// /api/v1 (and the keyless routes) and as MCP tools at /mcp, the billing routes, one error envelope
+// for everything, request ids, request logs, and the rate-limit headers on every API answer.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Gate } from '../accounts/gate.js';
 import { RequestLog } from '../accounts/request-log.js';
@@ -14,6 +14,7 @@ import { createMetrics, type Metrics } from '../metrics.js';
 import { BILLING_ROUTES, billingRoutes } from './billing.js';
 import { ApiError, internalError } from './errors.js';
 import { newRequestId } from './ids.js';
+import { registerMcp } from './mcp/transport.js';
 import { openApiDocument } from './openapi.js';
 import { OPERATIONS } from './operations/index.js';
 import { KEYLESS_OPERATIONS, KEYLESS_PER_MINUTE } from './operations/keyless.js';
@@ -127,5 +128,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerRest(http, routes, pipeline);
   await http.register(billingRoutes, { pool: db.pool, gate, limiter, clock, payments: deps.payments ?? paymentProvider(config), publicBaseUrl: config.billing.publicBaseUrl });
   registerOpenApi(http, openApiDocument(routes, BILLING_ROUTES), limiter);
+  registerMcp(http, { pipeline, operations: OPERATIONS, allowedOrigins: config.mcpAllowedOrigins });
   return { http, services, gate, pipeline, requestLog, metrics };
 }

@@ -7,8 +7,11 @@ import { ErrorEnvelope } from './schemas.js';
 
 type Json = Record<string, unknown>;
 
+/** The version of the API's description (OpenAPI `info.version`, MCP `serverInfo.version`). */
+export const API_VERSION = '1.0.0';
+
 /** Adds zod defaults (which input-mode JSON Schema leaves out) and drops the unbounded-integer noise. */
-const override = (ctx: { zodSchema: unknown; jsonSchema: Json }): void => {
+export const jsonSchemaOverride = (ctx: { zodSchema: unknown; jsonSchema: Json }): void => {
   const def = (ctx.zodSchema as { _zod: { def: { type: string; defaultValue?: unknown } } })._zod.def;
   if (def.type === 'default') ctx.jsonSchema.default = typeof def.defaultValue === 'function' ? (def.defaultValue as () => unknown)() : def.defaultValue;
   if (ctx.jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete ctx.jsonSchema.maximum;
@@ -17,7 +20,7 @@ const override = (ctx: { zodSchema: unknown; jsonSchema: Json }): void => {
 
 /** JSON Schema of `schema`; named sub-schemas (meta id) are moved into `components`. */
 function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Json): Json {
-  const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', override, target: 'draft-2020-12' });
+  const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', override: jsonSchemaOverride, target: 'draft-2020-12' });
   const json = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
   delete json.$schema;
   Object.assign(components, json.$defs ?? {});
@@ -26,7 +29,7 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Json): 
 }
 
 /** A multi-value parameter (array or comma-separated string) is described as an array. */
-function parameterSchema(schema: Json): Json {
+export function parameterSchema(schema: Json): Json {
   const anyOf = schema.anyOf as Json[] | undefined;
   const array = anyOf?.find((s) => s.type === 'array');
   if (!array) return schema;
@@ -161,7 +164,7 @@ export function openApiDocument(operations: readonly Operation[], routes: readon
     openapi: '3.1.0',
     info: {
       title: 'Registry Lookup API',
-      version: '1.0.0',
+      version: API_VERSION,
       description:
         'Read-only API over the Florida corporate registry (about 12.6 million entities, active and historical), refreshed every early morning UTC. Every metered request costs 1 credit. The data is not a consumer report and must not be used for any purpose covered by consumer-reporting law. Not affiliated with any government body.',
     },

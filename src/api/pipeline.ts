@@ -82,6 +82,29 @@ export class Pipeline {
     }
   }
 
+  /**
+   * Admits a request that runs no operation (MCP `initialize`, `tools/list`, `ping`, notifications):
+   * the same key and surface checks, but no per-minute count and no credit. Its rate-limit headers
+   * show the workspace's window as it stands.
+   */
+  async admit(inv: Pick<Invocation, 'surface' | 'headers' | 'requestId'>): Promise<Outcome> {
+    let caller: Caller | null = null;
+    try {
+      const creds = presentedKey(inv.headers);
+      if (creds.kind !== 'key') throw unauthorized();
+      const gate = await this.deps.gate.check({ key: creds.key, surface: inv.surface, reserve: false, leadFeed: false, csv: false, requestId: inv.requestId });
+      caller = gate.caller;
+      if (gate.outcome === 'unauthorized' || !caller) throw unauthorized();
+      if (gate.outcome === 'rest_disabled' || gate.outcome === 'mcp_disabled') throw surfaceRefusal(gate.outcome);
+      const rate = await this.deps.limiter.peek(workspaceKey(caller), caller.perMinute);
+      return { status: 200, body: null, result: null, headers: rateLimitHeaders(rate), caller, credits: 0, error: null };
+    } catch (err) {
+      const apiError = err instanceof ApiError ? err : internalError();
+      if (!(err instanceof ApiError)) this.deps.log.error({ err, request_id: inv.requestId }, 'admitting a request failed');
+      return { status: apiError.status, body: apiError.body(inv.requestId), result: null, headers: {}, caller, credits: 0, error: apiError };
+    }
+  }
+
   private async invokeMetered(op: Operation, inv: Invocation): Promise<Outcome> {
     let caller: Caller | null = null;
     let rate: RateDecision | null = null;

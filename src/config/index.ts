@@ -38,6 +38,7 @@ const EnvSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().trim().default(''),
   CHECKOUT_PROVIDER: z.enum(['local', 'stripe', '']).default(''),
   PUBLIC_BASE_URL: optionalUrl,
+  MCP_ALLOWED_ORIGINS: z.string().default(''),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -68,6 +69,11 @@ export interface Config {
   readonly trustProxy: boolean | string | ((address: string, hop: number) => boolean);
   readonly sample: { readonly entities: number; readonly seed: number; readonly days: number; readonly enabled: boolean };
   readonly schedulerEnabled: boolean;
+  /**
+   * Browser origins allowed to call /mcp (`*`: any). A request without `Origin` (every non-browser
+   * client) is always allowed; one with an `Origin` not listed is refused, against DNS rebinding.
+   */
+  readonly mcpAllowedOrigins: readonly string[];
   readonly billing: BillingConfig;
 }
 
@@ -109,6 +115,19 @@ function parseTrustProxy(raw: string): Config['trustProxy'] {
   return v;
 }
 
+/** A comma-separated list of origins (`https://app.example.com`), each normalized; `*` stands alone. */
+function parseOrigins(raw: string): string[] {
+  const entries = raw.split(',').map((v) => v.trim()).filter(Boolean);
+  return entries.map((v) => {
+    if (v === '*') return v;
+    const url = URL.canParse(v) ? new URL(v) : null;
+    if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username) {
+      throw new Error(`invalid configuration: MCP_ALLOWED_ORIGINS: ${JSON.stringify(v)} is not an origin such as https://app.example.com`);
+    }
+    return url.origin;
+  });
+}
+
 /** Builds the configuration from an environment (process.env by default). Throws on invalid values. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
@@ -137,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sample: { entities: e.SAMPLE_ENTITIES, seed: e.SAMPLE_SEED, days: e.SAMPLE_DAYS, enabled: e.SEED_SAMPLE },
     schedulerEnabled: e.SCHEDULER,
     billing: billingConfig(e, production),
+    mcpAllowedOrigins: parseOrigins(e.MCP_ALLOWED_ORIGINS),
   };
   if (production && !config.databaseUrl) throw new Error('invalid configuration: DATABASE_URL is required in production');
   if (production && !config.apiKeyPepper) throw new Error('invalid configuration: API_KEY_PEPPER is required in production');

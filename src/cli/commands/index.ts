@@ -5,7 +5,10 @@ import { registerBilling } from './billing.js';
 import { registerGenerate } from './generate.js';
 import { registerImport } from './import.js';
 import { registerJobs } from './jobs.js';
+import { registerMcp } from './mcp.js';
 import { registerServe } from './serve.js';
 import { registerStatus } from './status.js';
 
-export const commands: ReadonlyArray<(program: Command) => void> = [registerServe, registerGenerate, registerImport, registerStatus, registerAccounts, registerBilling, registerJobs];
+export const commands: ReadonlyArray<(program: Command) => void> = [
+  registerServe, registerGenerate, registerImport, registerStatus, registerAccounts, registerBilling, registerJobs, registerMcp,
+];
