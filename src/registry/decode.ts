@@ -1,5 +1,6 @@
 // Byte-exact field decoding: a field is sliced from the raw record first, then decoded on its own,
 // as UTF-8 when it is valid UTF-8 and as Windows-1252 otherwise (real files mix both).
+import { isAscii as bufferIsAscii } from 'node:buffer';
 import type { Field } from './layout.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -8,10 +9,7 @@ const cp1252 = new TextDecoder('windows-1252');
 /** A record the importer must reject, with the reason reported beside its file and line. */
 export class MalformedRecord extends Error {}
 
-function isAscii(buf: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if ((buf[i] as number) >= 0x80) return false;
-  return true;
-}
+const isAscii = (buf: Buffer, start: number, end: number): boolean => bufferIsAscii(buf.subarray(start, end));
 
 /** Length of `bytes` without a UTF-8 sequence cut off at its end (the registry truncates by bytes). */
 function withoutCutSequence(bytes: Uint8Array): number {

@@ -2,14 +2,15 @@
 -- trigrams, which bounds its trigram similarity to a query; an index on it lets a broad query
 -- walk the candidates most similar first instead of ranking every match. Name sorts walk an index
 -- on the normalized name. Precomputed counts (`entity_counts`) answer exact totals of broad queries.
-ALTER TABLE registry.entities ADD COLUMN name_trgm smallint NOT NULL DEFAULT 0;
-ALTER TABLE registry.entities ADD COLUMN address_trgm smallint NOT NULL DEFAULT 0;
-ALTER TABLE registry.officers ADD COLUMN name_trgm smallint NOT NULL DEFAULT 0;
-ALTER TABLE registry.agents ADD COLUMN name_trgm smallint NOT NULL DEFAULT 0;
-UPDATE registry.entities SET name_trgm = coalesce(array_length(show_trgm(name_core), 1), 0),
-                             address_trgm = coalesce(array_length(show_trgm(address_norm), 1), 0);
-UPDATE registry.officers SET name_trgm = coalesce(array_length(show_trgm(name_norm), 1), 0);
-UPDATE registry.agents SET name_trgm = coalesce(array_length(show_trgm(agent_key), 1), 0);
+-- Computed by PostgreSQL as rows arrive (the importer's own CPU is the scarcer one).
+ALTER TABLE registry.entities ADD COLUMN name_trgm smallint NOT NULL
+  GENERATED ALWAYS AS (coalesce(array_length(show_trgm(name_core), 1), 0)) STORED;
+ALTER TABLE registry.entities ADD COLUMN address_trgm smallint NOT NULL
+  GENERATED ALWAYS AS (coalesce(array_length(show_trgm(address_norm), 1), 0)) STORED;
+ALTER TABLE registry.officers ADD COLUMN name_trgm smallint NOT NULL
+  GENERATED ALWAYS AS (coalesce(array_length(show_trgm(name_norm), 1), 0)) STORED;
+ALTER TABLE registry.agents ADD COLUMN name_trgm smallint NOT NULL
+  GENERATED ALWAYS AS (coalesce(array_length(show_trgm(agent_key), 1), 0)) STORED;
 
 CREATE INDEX entities_name_trgm_idx ON registry.entities (name_trgm);
 CREATE INDEX entities_address_trgm_idx ON registry.entities (address_trgm);

@@ -22,9 +22,8 @@ type Source = (typeof DICTIONARIES)[number]['source'];
 /** Agent groups for the given (agent_key, zip5) pairs, or all of them, numbered after `firstId`. */
 function agentGroupsSql(s: Schema, where: string): string {
   return `
-    INSERT INTO ${s}.agents (agent_key, zip5, name, city, state, entity_count, name_sorted, name_words, name_trgm, id)
-    SELECT g.*, coalesce(array_length(show_trgm(g.agent_key), 1), 0),
-           (SELECT coalesce(max(id), 0) FROM ${s}.agents) + row_number() OVER (ORDER BY g.agent_key, g.zip5)
+    INSERT INTO ${s}.agents (agent_key, zip5, name, city, state, entity_count, name_sorted, name_words, id)
+    SELECT g.*, (SELECT coalesce(max(id), 0) FROM ${s}.agents) + row_number() OVER (ORDER BY g.agent_key, g.zip5)
     FROM (
       SELECT e.agent_key, coalesce(e.agent_zip5, '') AS zip5,
              mode() WITHIN GROUP (ORDER BY e.agent_name) AS name,
