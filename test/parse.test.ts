@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MalformedRecord } from '../src/registry/decode.js';
 import { parseCorporate, parseEvent } from '../src/registry/parse.js';
-import { lines } from '../src/registry/import/lines.js';
+import { lineBatches } from '../src/registry/import/lines.js';
 import { person, record, slot } from './support/records.js';
 
 function fullRecord(extra: Array<[number, string | Buffer]> = []): Buffer {
@@ -183,13 +183,13 @@ describe('parseEvent', () => {
   });
 });
 
-describe('lines', () => {
+describe('lineBatches', () => {
   async function* chunks(parts: Buffer[]): AsyncGenerator<Buffer> {
     yield* parts;
   }
   const collect = async (parts: Buffer[]): Promise<Array<[number, string]>> => {
     const out: Array<[number, string]> = [];
-    for await (const l of lines(chunks(parts))) out.push([l.number, l.bytes.toString()]);
+    for await (const batch of lineBatches(chunks(parts))) for (const l of batch) out.push([l.number, l.bytes.toString()]);
     return out;
   };
 

@@ -56,18 +56,13 @@ function asciiLine(buf: Buffer): string | null {
   return lastAscii;
 }
 
-const isBlank = (c: number): boolean => c === 0x20 || c === 0x00;
-
 /** The trimmed text of bytes [start, start+len) of `buf` ('' when blank). NUL bytes count as blanks. */
 export function text(buf: Buffer, start: number, len: number): string {
   const line = asciiLine(buf);
   if (line !== null) {
-    let s = start;
-    let e = Math.min(start + len, line.length);
-    while (e > s && isBlank(line.charCodeAt(e - 1))) e--;
-    while (s < e && isBlank(line.charCodeAt(s))) s++;
-    const raw = line.slice(s, e);
-    return raw.includes('\u0000') ? raw.replace(/\u0000/g, ' ').trim() : raw.trim();
+    // Native slicing and trimming; NUL bytes (daily files' filler) read as blanks.
+    const raw = line.slice(start, start + len);
+    return (raw.includes('\u0000') ? raw.replace(/\u0000/g, ' ') : raw).trim();
   }
   let s = start;
   const end = Math.min(start + len, buf.length);

@@ -26,9 +26,11 @@ async function upsertCounted(client: pg.PoolClient, upsert: string): Promise<{ l
 
 /** A change set being written: rows carry `ord`, their line order, so the last of duplicates wins. */
 export interface ChangeWriter {
-  entity(row: CopyValue[], ord: number): Promise<void>;
-  officer(row: CopyValue[], ord: number): Promise<void>;
-  event(row: CopyValue[], ord: number): Promise<void>;
+  entity(row: CopyValue[], ord: number): void;
+  officer(row: CopyValue[], ord: number): void;
+  event(row: CopyValue[], ord: number): void;
+  /** Copies what is pending when enough has gathered (between batches). */
+  pump(): Promise<void>;
   end(): Promise<void>;
 }
 
@@ -40,7 +42,7 @@ export async function openChangeSet(client: pg.PoolClient, kind: 'corporate' | '
   } else {
     await client.query('CREATE TEMP TABLE chg_events ON COMMIT DROP AS SELECT *, 0 AS ord FROM registry.events WITH NO DATA');
   }
-  // One COPY at a time per connection: rows are buffered per table and copied table by table.
+  // One COPY at a time per connection: rows are gathered per table and copied table by table.
   const pending: Record<'entity' | 'officer' | 'event', CopyValue[][]> = { entity: [], officer: [], event: [] };
   const targets = { entity: ['chg_entities', ENTITY_COLUMNS], officer: ['chg_officers', OFFICER_COLUMNS], event: ['chg_events', EVENT_COLUMNS] } as const;
   const flush = async (which: keyof typeof pending): Promise<void> => {
@@ -49,21 +51,19 @@ export async function openChangeSet(client: pg.PoolClient, kind: 'corporate' | '
     pending[which] = [];
     const [table, columns] = targets[which];
     const copy = new CopyWriter(client, `COPY ${table} (${cols(columns)}, ord) FROM STDIN`);
-    for (const r of rows) await copy.write(r);
+    for (const r of rows) copy.write(r);
     await copy.end();
   };
-  const add = async (which: keyof typeof pending, row: CopyValue[], ord: number): Promise<void> => {
-    pending[which].push([...row, ord]);
-    if (pending[which].length >= 5000) await flush(which);
-  };
+  const kinds = Object.keys(pending) as Array<keyof typeof pending>;
   return {
-    entity: (row, ord) => add('entity', row, ord),
-    officer: (row, ord) => add('officer', row, ord),
-    event: (row, ord) => add('event', row, ord),
+    entity: (row, ord) => void pending.entity.push([...row, ord]),
+    officer: (row, ord) => void pending.officer.push([...row, ord]),
+    event: (row, ord) => void pending.event.push([...row, ord]),
+    pump: async () => {
+      for (const k of kinds) if (pending[k].length >= 5000) await flush(k);
+    },
     end: async () => {
-      await flush('entity');
-      await flush('officer');
-      await flush('event');
+      for (const k of kinds) await flush(k);
     },
   };
 }

@@ -32,10 +32,11 @@ export function copyRow(values: readonly CopyValue[]): string {
   return `${values.map(encode).join('\t')}\n`;
 }
 
-/** A COPY ... FROM STDIN in progress: write rows, then `end()` to commit the stream. */
+/** A COPY ... FROM STDIN in progress: write rows, await `drained()` now and then, then `end()`. */
 export class CopyWriter {
   private readonly stream: ReturnType<typeof copyFrom>;
   private buffer = '';
+  private full = false;
   private readonly done: Promise<void>;
   rows = 0;
 
@@ -49,18 +50,24 @@ export class CopyWriter {
     this.done.catch(() => {});
   }
 
-  /** Queues one row; resolves once the stream can take more. */
-  async write(values: readonly CopyValue[]): Promise<void> {
+  /** Queues one row (sent in blocks of a quarter megabyte). */
+  write(values: readonly CopyValue[]): void {
     this.buffer += copyRow(values);
     this.rows++;
-    if (this.buffer.length >= 1 << 18) await this.flush();
+    if (this.buffer.length >= 1 << 18) this.send();
   }
 
-  private async flush(): Promise<void> {
+  private send(): void {
     if (this.buffer === '') return;
-    const ok = this.stream.write(this.buffer);
+    if (!this.stream.write(this.buffer)) this.full = true;
     this.buffer = '';
-    if (!ok) await Promise.race([once(this.stream, 'drain'), this.done]);
+  }
+
+  /** Resolves once the server has taken what was sent (backpressure between batches). */
+  async drained(): Promise<void> {
+    if (!this.full) return;
+    await Promise.race([once(this.stream, 'drain'), this.done]);
+    this.full = false;
   }
 
   /** Abandons the COPY (the server gets CopyFail), so the connection can roll back. */
@@ -71,7 +78,7 @@ export class CopyWriter {
   }
 
   async end(): Promise<number> {
-    await this.flush();
+    this.send();
     this.stream.end();
     await this.done;
     return this.rows;

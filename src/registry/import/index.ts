@@ -66,11 +66,17 @@ async function applyChanges(pool: pg.Pool, file: SourceFile, sum: string, starte
     let stats: ReadStats;
     try {
       stats = corporate
-        ? await readRecords(file, parseCorporate, async (r, ord) => {
-            await writer.entity(entityRow(r, null, file.fileDate), ord);
-            for (const o of officerRows(r, null)) await writer.officer(o, ord);
-          }, progress)
-        : await readRecords(file, parseEvent, (e, ord) => writer.event(eventRow(e, file.fileDate), ord), progress);
+        ? await readRecords(
+            file,
+            parseCorporate,
+            (r, ord) => {
+              writer.entity(entityRow(r, null, file.fileDate), ord);
+              for (const o of officerRows(r, null)) writer.officer(o, ord);
+            },
+            () => writer.pump(),
+            progress,
+          )
+        : await readRecords(file, parseEvent, (e, ord) => writer.event(eventRow(e, file.fileDate), ord), () => writer.pump(), progress);
       await writer.end();
     } finally {
       progress.stop();

@@ -1,7 +1,7 @@
 // Reads the records of a source file in order, member by member and line by line, handing each
 // well-formed record on and reporting each malformed one with its file and line, never stopping.
 import { MalformedRecord } from '../decode.js';
-import { lines } from './lines.js';
+import { lineBatches } from './lines.js';
 import type { Progress } from './progress.js';
 import type { SourceFile } from './sources.js';
 
@@ -27,29 +27,37 @@ async function* counted(stream: AsyncIterable<Buffer>, progress: Progress): Asyn
   }
 }
 
+/**
+ * Parses every line of `file`, handing each record to `onRecord` (synchronously, in order) and
+ * awaiting `afterBatch` between batches: where writers wait for their streams to drain.
+ */
 export async function readRecords<T>(
   file: SourceFile,
   parse: (line: Buffer) => T,
-  onRecord: (record: T, ord: number) => Promise<void>,
+  onRecord: (record: T, ord: number) => void,
+  afterBatch: () => Promise<void>,
   progress: Progress,
 ): Promise<ReadStats> {
   const stats: ReadStats = { read: 0, rejected: 0, rejects: [] };
   let ord = 0;
   for await (const member of file.members()) {
     const where = member.name === file.name ? file.name : `${file.name}:${member.name}`;
-    for await (const { number, bytes } of lines(counted(await member.open(), progress))) {
-      stats.read++;
-      let record: T;
-      try {
-        record = parse(bytes);
-      } catch (err) {
-        if (!(err instanceof MalformedRecord)) throw err;
-        stats.rejected++;
-        if (stats.rejects.length < KEPT_REJECTS) stats.rejects.push({ file: where, line: number, reason: err.message });
-        continue;
+    for await (const batch of lineBatches(counted(await member.open(), progress))) {
+      for (const { number, bytes } of batch) {
+        stats.read++;
+        let record: T;
+        try {
+          record = parse(bytes);
+        } catch (err) {
+          if (!(err instanceof MalformedRecord)) throw err;
+          stats.rejected++;
+          if (stats.rejects.length < KEPT_REJECTS) stats.rejects.push({ file: where, line: number, reason: err.message });
+          continue;
+        }
+        onRecord(record, ++ord);
       }
-      await onRecord(record, ++ord);
-      if (ord % 1000 === 0) progress.advance(0, 1000);
+      progress.advance(0, batch.length);
+      await afterBatch();
     }
   }
   return stats;

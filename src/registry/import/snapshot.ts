@@ -36,11 +36,20 @@ const corporateUnit: Unit = {
   derived: ['agents', 'entity_words', 'officer_words', 'agent_words', 'address_words', 'entity_counts', 'entity_day_counts'],
   async read(file, [entities, officers], progress) {
     let id = 0;
-    return readRecords<CorporateRecord>(file, parseCorporate, async (r) => {
-      id++;
-      await entities!.write(entityRow(r, id, file.fileDate));
-      for (const o of officerRows(r, id)) await officers!.write(o);
-    }, progress);
+    return readRecords<CorporateRecord>(
+      file,
+      parseCorporate,
+      (r) => {
+        id++;
+        entities!.write(entityRow(r, id, file.fileDate));
+        for (const o of officerRows(r, id)) officers!.write(o);
+      },
+      async () => {
+        await entities!.drained();
+        await officers!.drained();
+      },
+      progress,
+    );
   },
   derive: (client) => buildCorporateDerived(client, NEXT),
   async dedupe(client) {
@@ -66,7 +75,7 @@ const eventUnit: Unit = {
   copied: [{ table: 'events', columns: EVENT_COLUMNS }],
   derived: ['inactivations'],
   read: (file, [events], progress) =>
-    readRecords<EventRecord>(file, parseEvent, (e) => events!.write(eventRow(e, file.fileDate)), progress),
+    readRecords<EventRecord>(file, parseEvent, (e) => events!.write(eventRow(e, file.fileDate)), () => events!.drained(), progress),
   derive: (client) => buildEventDerived(client, NEXT),
   async dedupe(client) {
     await client.query(
