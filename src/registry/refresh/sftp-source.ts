@@ -76,9 +76,7 @@ export class SftpSource implements RegistrySource {
     } catch (err) {
       await client.end().catch(() => {});
       const message = (err as Error).message;
-      throw new Error(
-        /verification failed/i.test(message) ? `${this.description}: the server's host key is not REGISTRY_SFTP_HOST_KEY (${message})` : message,
-      );
+      throw new Error(/verification failed/i.test(message) ? `the server's host key is not REGISTRY_SFTP_HOST_KEY (${message})` : message);
     }
     this.client = client;
     return client;
