@@ -3,7 +3,7 @@
 // showing in /v1/filings/daily after the next run, and the dataset turning stale 36 hours after
 // the last successful refresh.
 import assert from 'node:assert/strict';
-import { copyFile, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -24,8 +24,8 @@ describe('refresh from a local directory', () => {
   before(async () => {
     generated = await mkdtemp(path.join(tmpdir(), 'rl-refresh-gen-'));
     drop = await mkdtemp(path.join(tmpdir(), 'rl-refresh-drop-'));
-    // Four workdays, 2026-03-02 to 03-05, after a snapshot of 2026-03-01.
-    await generateDataset({ entities: 3000, outDir: generated, seed: 5, days: 4, endDate: '2026-03-05', workers: 0 });
+    // Five workdays, 2026-03-02 to 03-06, after a snapshot of 2026-03-01.
+    await generateDataset({ entities: 3000, outDir: generated, seed: 5, days: 5, endDate: '2026-03-06', workers: 0 });
     t = await testApp({ now: new Date().toISOString(), env: { REGISTRY_SOURCE: drop, REFRESH_RETRY_SECONDS: '0' } });
     contract = new Contract((await t.get('/v1/openapi.json')).json());
     key = (await t.workspace('pro')).key.key;
@@ -127,6 +127,25 @@ describe('refresh from a local directory', () => {
     assert.equal(run.counts.applied, 2);
     assert.ok((await docs()).includes(formation.documentNumber));
     assert.equal((await get('/v1/status')).json().data.newest_file_date, '2026-03-05');
+  });
+
+  it('applies the files before a broken one; the status lists every file applied since the last success', async () => {
+    await put('20260306c.txt');
+    await writeFile(path.join(drop, '20260306ce.txt'), 'not a registry record\nnor this\n');
+    const before = await version();
+    const broken = await refresh();
+    assert.equal(broken.status, 'failed');
+    assert.equal(broken.error, '20260306ce.txt refused: every one of its 2 lines is malformed (first: line 1, event record is 21 bytes, expected 662)');
+    assert.equal(await version(), before + 1, 'the corporate file before it is applied');
+
+    await put('20260306ce.txt');
+    const fixed = await refresh();
+    assert.equal(fixed.status, 'succeeded', fixed.error ?? '');
+    assert.equal(fixed.counts.applied, 1);
+    assert.deepEqual(
+      (await get('/v1/status')).json().data.files_applied.map((f: { file: string }) => f.file),
+      ['20260306c.txt', '20260306ce.txt'],
+    );
   });
 
   it('turns stale 36 hours after the last successful refresh and says since when; a failed run does not change that', async () => {

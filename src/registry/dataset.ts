@@ -7,7 +7,7 @@ export const STALE_AFTER_MS = 36 * 60 * 60 * 1000;
 
 export type DatasetStatus = 'live' | 'stale' | 'empty';
 
-/** A file the last successful refresh applied. */
+/** A file applied since the refresh before the last successful one. */
 export interface AppliedFile {
   file: string;
   kind: string;

@@ -65,7 +65,7 @@ export const DatasetStatusBody = z
     }),
     files_applied: z
       .array(z.object({ file: z.string(), kind: z.string(), file_date: z.string().nullable() }))
-      .meta({ description: 'The registry files the last successful refresh run applied (empty when the server had nothing new).' }),
+      .meta({ description: 'The registry files applied since the successful refresh before the last one, oldest first (empty when the server had nothing new).' }),
     last_import_at: z.string().nullable().meta({ description: 'When a registry file was last applied.' }),
     snapshot_date: z.string().nullable().meta({ description: 'Date of the quarterly snapshot the dataset is built on.' }),
     newest_file_date: z.string().nullable().meta({ description: 'Date of the newest registry file applied.' }),

@@ -29,7 +29,8 @@ CREATE TABLE refresh_files (
 CREATE INDEX refresh_files_run_idx ON refresh_files (job_run_id);
 
 ALTER TABLE dataset_state
-  -- The last refresh run that succeeded (even with nothing new on the source), and what it applied.
+  -- The last refresh run that succeeded (even with nothing new on the source), and the files applied
+  -- since the one before (by it, and by failed runs in between).
   ADD COLUMN last_refresh_at    timestamptz,
   ADD COLUMN last_refresh_files jsonb NOT NULL DEFAULT '[]',
   -- Exact counts taken after each import (GET /v1/status must not count 12.6 million rows per request).

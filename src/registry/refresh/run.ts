@@ -7,9 +7,8 @@ import path from 'node:path';
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/index.js';
-import type { AppliedFile } from '../dataset.js';
 import { importFiles, ImportRefused } from '../import/index.js';
-import { endsWithLineEnd, fetchFile, FetchFailed, partName, withRetries, type FetchOptions } from './fetch.js';
+import { endsWithLineEnd, fetchFile, FetchFailed, partName, withRetries, type Fetched, type FetchOptions } from './fetch.js';
 import { LocalSource } from './local-source.js';
 import { appliedKey, planDaily, planSnapshots, type AppliedState, type HeldBack } from './plan.js';
 import { tooManyRejects } from './refuse.js';
@@ -75,7 +74,7 @@ async function record(pool: pg.Pool, runId: number | undefined, file: ListedFile
 }
 
 interface Totals {
-  applied: AppliedFile[];
+  applied: string[];
   alreadyImported: number;
   downloadedBytes: number;
   resumed: number;
@@ -84,7 +83,7 @@ interface Totals {
 /** Fetches and applies one file; returns why it failed, or null once it is in the dataset. */
 async function applyOne(deps: RefreshDeps, source: RegistrySource, file: ListedFile, fetchOpts: FetchOptions, totals: Totals): Promise<string | null> {
   const { pool, log, runId } = deps;
-  let fetched;
+  let fetched: Fetched;
   try {
     fetched = await fetchFile(source, file, downloadDir(deps.config), fetchOpts);
   } catch (err) {
@@ -106,7 +105,7 @@ async function applyOne(deps: RefreshDeps, source: RegistrySource, file: ListedF
     const s = summary.files[0]!;
     const outcome = s.status === 'imported' ? 'applied' : 'already_imported';
     await record(pool, runId, file, { ...transfer, outcome, fileDate: s.file_date, read: s.records_read, rejected: s.records_rejected });
-    if (outcome === 'applied') totals.applied.push({ file: file.name, kind: file.kind, file_date: s.file_date });
+    if (outcome === 'applied') totals.applied.push(file.name);
     else totals.alreadyImported++;
     return null;
   } catch (err) {
@@ -159,6 +158,21 @@ async function listSource(source: RegistrySource, opts: FetchOptions): Promise<L
   }
 }
 
+/**
+ * Records a successful refresh and the files applied since the previous one: by this run and by
+ * failed runs in between (each applied what came before the file it stopped at).
+ */
+async function markRefreshed(pool: pg.Pool, at: Date): Promise<void> {
+  await pool.query(
+    `UPDATE dataset_state SET last_refresh_at = $1, last_refresh_files = coalesce((
+       SELECT json_agg(json_build_object('file', f.file_name, 'kind', f.kind, 'file_date', f.file_date::text) ORDER BY f.id)
+       FROM refresh_files f
+       WHERE f.outcome = 'applied'
+         AND f.job_run_id > coalesce((SELECT max(id) FROM job_runs WHERE job = 'refresh' AND status = 'succeeded'), 0)), '[]')`,
+    [at],
+  );
+}
+
 /** One refresh; throws (with the reason) when anything available could not be applied. */
 export async function runRefresh(deps: RefreshDeps): Promise<Record<string, number | string>> {
   const { pool, log } = deps;
@@ -182,8 +196,8 @@ export async function runRefresh(deps: RefreshDeps): Promise<Record<string, numb
       for (const h of plan.heldBack) await record(pool, deps.runId, h.file, { outcome: 'held_back', error: h.reason });
       throw new Error(`no daily file for ${plan.missingDay} (a workday) on the source; ${plan.heldBack.length} later file(s) held back until it appears`);
     }
-    await pool.query('UPDATE dataset_state SET last_refresh_at = $1, last_refresh_files = $2', [deps.clock.now(), JSON.stringify(totals.applied)]);
-    log(`refresh: ${totals.applied.length} file(s) applied${totals.applied.length ? `: ${totals.applied.map((a) => a.file).join(', ')}` : ''}`);
+    await markRefreshed(pool, deps.clock.now());
+    log(`refresh: ${totals.applied.length} file(s) applied${totals.applied.length ? `: ${totals.applied.join(', ')}` : ''}`);
     return {
       source: source.description,
       listed: listed.length,
