@@ -29,7 +29,8 @@ async function demoWorkspace(db: Database, config: Config, pepper: string, clock
 export async function startServer(config: Config, log: (line: string) => void, clock: Clock = systemClock): Promise<RunningServer> {
   const db = await openDatabase(config);
   try {
-    if (db.embedded && config.sample.enabled) {
+    // With a registry source, the refresh (at startup, then daily) loads the real files instead.
+    if (db.embedded && config.sample.enabled && !config.registrySource) {
       const seeded = await seedSample(db.pool, config, { log });
       if (seeded) log(`sample dataset loaded: ${seeded.dataset.entities} entities, ${seeded.totals.records_rejected} malformed lines rejected`);
     }
@@ -37,7 +38,7 @@ export async function startServer(config: Config, log: (line: string) => void, c
     await demoWorkspace(db, config, pepper, clock, log);
     const app = await buildApp({ config, db, pepper, clock });
     const scheduler = config.schedulerEnabled
-      ? startScheduler(JOBS, (asOf) => ({ pool: db.pool, config, clock, asOf, log }), clock, log)
+      ? startScheduler(JOBS.filter((j) => j.enabled?.(config) ?? true), (asOf) => ({ pool: db.pool, config, clock, asOf, log }), clock, log)
       : null;
     const url = await app.http.listen({ host: config.host, port: config.port });
     let stopping: Promise<void> | null = null;

@@ -24,7 +24,7 @@ export class DatasetInfo {
   }
 
   async status(): Promise<DatasetStatus> {
-    return datasetStatus((await this.state()).last_import_at, this.clock.now());
+    return datasetStatus((await this.state()).refreshed_at, this.clock.now());
   }
 
   /** Forget the cached state (after an import in this process). */

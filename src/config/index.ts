@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { projectRoot } from './paths.js';
+import { parseRegistrySource, type RegistrySourceConfig } from './registry-source.js';
 
 const optionalUrl = z
   .string()
@@ -39,6 +40,10 @@ const EnvSchema = z.object({
   CHECKOUT_PROVIDER: z.enum(['local', 'stripe', '']).default(''),
   PUBLIC_BASE_URL: optionalUrl,
   MCP_ALLOWED_ORIGINS: z.string().default(''),
+  REGISTRY_SOURCE: z.string().default(''),
+  REGISTRY_SFTP_KEY_FILE: z.string().trim().default(''),
+  REGISTRY_SFTP_HOST_KEY: z.string().trim().default(''),
+  REFRESH_RETRY_SECONDS: z.coerce.number().min(0).max(3600).default(30),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -75,6 +80,10 @@ export interface Config {
    */
   readonly mcpAllowedOrigins: readonly string[];
   readonly billing: BillingConfig;
+  /** Where the daily refresh fetches the registry's files from; null: no refresh (sample or hand imports only). */
+  readonly registrySource: RegistrySourceConfig | null;
+  /** The refresh's first wait before retrying a failed listing or download within a run (doubles each time). */
+  readonly refreshRetrySeconds: number;
 }
 
 export interface BillingConfig {
@@ -128,6 +137,14 @@ function parseOrigins(raw: string): string[] {
   });
 }
 
+function registrySource(e: z.infer<typeof EnvSchema>): RegistrySourceConfig | null {
+  try {
+    return parseRegistrySource(e.REGISTRY_SOURCE, e.REGISTRY_SFTP_KEY_FILE ? path.resolve(e.REGISTRY_SFTP_KEY_FILE) : '', e.REGISTRY_SFTP_HOST_KEY);
+  } catch (err) {
+    throw new Error(`invalid configuration: ${(err as Error).message}`);
+  }
+}
+
 /** Builds the configuration from an environment (process.env by default). Throws on invalid values. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
@@ -157,6 +174,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     schedulerEnabled: e.SCHEDULER,
     billing: billingConfig(e, production),
     mcpAllowedOrigins: parseOrigins(e.MCP_ALLOWED_ORIGINS),
+    registrySource: registrySource(e),
+    refreshRetrySeconds: e.REFRESH_RETRY_SECONDS,
   };
   if (production && !config.databaseUrl) throw new Error('invalid configuration: DATABASE_URL is required in production');
   if (production && !config.apiKeyPepper) throw new Error('invalid configuration: API_KEY_PEPPER is required in production');

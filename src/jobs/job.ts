@@ -11,6 +11,8 @@ export interface JobContext {
   /** The instant the run is for: now, or the date given by hand (00:00 UTC that day). */
   readonly asOf: Date;
   readonly log: (line: string) => void;
+  /** The job_runs row of this run (set by runJob), for jobs that record details against it. */
+  readonly runId?: number;
 }
 
 export interface Job {
@@ -20,11 +22,15 @@ export interface Job {
   readonly description: string;
   /** Also run when the server starts (to catch up what was missed while it was down). */
   readonly atStartup?: boolean;
+  /** Whether the scheduler runs it with this configuration (default: always). */
+  readonly enabled?: (config: Config) => boolean;
+  /** After the n-th failed run in a row: run again this many ms later (default: wait for the schedule). */
+  readonly retryDelayMs?: (failures: number) => number;
   /** Does the work; idempotent for its `asOf`; returns what it did, as counts. */
   run(ctx: JobContext): Promise<Record<string, number | string>>;
 }
 
-export type Trigger = 'schedule' | 'manual' | 'startup';
+export type Trigger = 'schedule' | 'manual' | 'startup' | 'retry';
 
 export interface JobRun {
   job: string;
@@ -51,7 +57,7 @@ export async function runJob(job: Job, ctx: JobContext, trigger: Trigger): Promi
       );
       const id = run[0]!.id;
       try {
-        const counts = await job.run(ctx);
+        const counts = await job.run({ ...ctx, runId: id });
         await ctx.pool.query(`UPDATE job_runs SET status = 'succeeded', finished_at = clock_timestamp(), counts = $2 WHERE id = $1`, [id, counts]);
         return { job: job.name, status: 'succeeded', as_of: ctx.asOf.toISOString(), counts, error: null, elapsed_ms: Date.now() - started };
       } catch (err) {

@@ -1,5 +1,5 @@
-// The dataset as the API describes it: its version, when it was last refreshed, and whether that
-// is recent enough to call it live.
+// The dataset as the API describes it: its version, when it was last refreshed, whether that is
+// recent enough to call it live, and counts stored at import time (never counted per request).
 import type pg from 'pg';
 
 /** decisions.md: `live` when the last successful import is under 36 hours old, else `stale`. */
@@ -7,24 +7,53 @@ export const STALE_AFTER_MS = 36 * 60 * 60 * 1000;
 
 export type DatasetStatus = 'live' | 'stale' | 'empty';
 
+/** A file applied since the refresh before the last successful one. */
+export interface AppliedFile {
+  file: string;
+  kind: string;
+  file_date: string | null;
+}
+
 export interface DatasetState {
   version: number;
   last_import_at: string | null;
+  /** The last refresh run that succeeded, whether or not the source had anything new. */
+  last_refresh_at: string | null;
+  last_refresh_files: AppliedFile[];
+  /** When the data was last known current: the later of the last import and the last successful refresh. */
+  refreshed_at: string | null;
   snapshot_date: string | null;
   newest_file_date: string | null;
+  newest_filing_date: string | null;
+  /** As counted after the last import (null before the first). */
+  entities: number | null;
+  officers: number | null;
+  events: number | null;
+  agents: number | null;
 }
 
+const utc = (col: string): string => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+
+const STATE_COLUMNS = `
+  version, ${utc('last_import_at')} AS last_import_at, ${utc('last_refresh_at')} AS last_refresh_at, last_refresh_files,
+  ${utc('greatest(last_import_at, last_refresh_at)')} AS refreshed_at,
+  snapshot_date::text, newest_file_date::text, newest_filing_date::text, entities, officers, events, agents`;
+
 export async function datasetState(pool: pg.Pool): Promise<DatasetState> {
-  const { rows } = await pool.query<DatasetState>(`
-    SELECT version, to_char(last_import_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS last_import_at,
-           snapshot_date::text, newest_file_date::text
-    FROM dataset_state`);
+  const { rows } = await pool.query<DatasetState>(`SELECT ${STATE_COLUMNS} FROM dataset_state`);
   return rows[0]!;
 }
 
-export function datasetStatus(lastSuccessAt: string | null, now: Date): DatasetStatus {
-  if (!lastSuccessAt) return 'empty';
-  return now.getTime() - Date.parse(lastSuccessAt) < STALE_AFTER_MS ? 'live' : 'stale';
+export function datasetStatus(refreshedAt: string | null, now: Date): DatasetStatus {
+  if (!refreshedAt) return 'empty';
+  return now.getTime() - Date.parse(refreshedAt) < STALE_AFTER_MS ? 'live' : 'stale';
+}
+
+/** The instant the dataset turned stale (36 hours after its last refresh), or null while it is live. */
+export function staleSince(refreshedAt: string | null, now: Date): string | null {
+  if (!refreshedAt) return null;
+  const since = Date.parse(refreshedAt) + STALE_AFTER_MS;
+  return since <= now.getTime() ? new Date(since).toISOString().replace(/\.\d{3}Z$/, 'Z') : null;
 }
 
 export interface DatasetCounts extends DatasetState {
@@ -34,12 +63,20 @@ export interface DatasetCounts extends DatasetState {
   agents: number;
 }
 
-/** Exact row counts (an import summary must be exact; this is not for the request path). */
-export async function datasetCounts(pool: pg.Pool): Promise<DatasetCounts> {
-  const { rows } = await pool.query<Omit<DatasetCounts, keyof DatasetState>>(`
-    SELECT (SELECT count(*) FROM registry.entities) AS entities,
-           (SELECT count(*) FROM registry.officers) AS officers,
-           (SELECT count(*) FROM registry.events) AS events,
-           (SELECT count(*) FROM registry.agents) AS agents`);
-  return { ...(await datasetState(pool)), ...rows[0]! };
+/**
+ * Counts every table exactly (seconds on the full registry: for the end of an import, never for the
+ * request path) and stores the counts and the newest filing date where the status endpoint reads them.
+ */
+export async function recountDataset(pool: pg.Pool): Promise<DatasetCounts> {
+  const { rows } = await pool.query<DatasetCounts>(`
+    UPDATE dataset_state SET
+      entities = (SELECT count(*) FROM registry.entities),
+      officers = (SELECT count(*) FROM registry.officers),
+      events = (SELECT count(*) FROM registry.events),
+      agents = (SELECT count(*) FROM registry.agents),
+      newest_filing_date = greatest(
+        (SELECT max(filing_date) FROM registry.entities WHERE filing_date <= dataset_state.newest_file_date),
+        (SELECT max(filed_date) FROM registry.events WHERE filed_date <= dataset_state.newest_file_date))
+    RETURNING ${STATE_COLUMNS}`);
+  return rows[0]!;
 }

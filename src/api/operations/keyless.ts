@@ -1,6 +1,7 @@
 // Keyless routes (decisions.md): a sample, a public name search and the dataset's status. Limited
 // per client address, never metered, and not MCP tools.
 import { z } from 'zod';
+import { datasetStatus, staleSince } from '../../registry/dataset.js';
 import { defineOperation, type Operation } from '../operation.js';
 import { limit, text } from '../params.js';
 import { EntityHit, listEnvelope, singleEnvelope } from '../schemas.js';
@@ -51,12 +52,27 @@ export const publicSearch = defineOperation({
   },
 });
 
+const count = z.number().int().nullable();
+
 export const DatasetStatusBody = z
   .object({
-    dataset_status: z.enum(['live', 'stale', 'empty']).meta({ description: 'live when the last successful import is under 36 hours old.' }),
-    last_import_at: z.string().nullable(),
+    dataset_status: z
+      .enum(['live', 'stale', 'empty'])
+      .meta({ description: 'live when the last successful refresh is under 36 hours old, stale after that, empty before any data.' }),
+    stale_since: z.string().nullable().meta({ description: 'When the dataset turned stale (36 hours after its last successful refresh); null while it is live.' }),
+    last_refresh_at: z.string().nullable().meta({
+      description: "The last successful refresh: a run that reached the registry's server and applied everything new on it (possibly nothing), or an import, whichever is later.",
+    }),
+    files_applied: z
+      .array(z.object({ file: z.string(), kind: z.string(), file_date: z.string().nullable() }))
+      .meta({ description: 'The registry files applied since the successful refresh before the last one, oldest first (empty when the server had nothing new).' }),
+    last_import_at: z.string().nullable().meta({ description: 'When a registry file was last applied.' }),
     snapshot_date: z.string().nullable().meta({ description: 'Date of the quarterly snapshot the dataset is built on.' }),
     newest_file_date: z.string().nullable().meta({ description: 'Date of the newest registry file applied.' }),
+    newest_filing_date: z.string().nullable().meta({ description: 'The newest filing (formation or event) date in the dataset, up to the newest file date.' }),
+    counts: z
+      .object({ entities: count, officers: count, events: count, agents: count })
+      .meta({ description: 'Rows of the dataset, as counted after the last import.' }),
     dataset_version: z.number().int(),
   })
   .meta({ id: 'DatasetStatus' });
@@ -66,7 +82,7 @@ export const status = defineOperation({
   tool: null,
   path: '/status',
   title: 'Dataset status',
-  description: 'Whether the dataset is live (refreshed within 36 hours) and what it was last refreshed from.',
+  description: 'Whether the dataset is live (refreshed within 36 hours) or since when it is stale, what the last refresh applied, the counts and the newest dates.',
   params: z.strictObject({}),
   kind: 'single',
   result: DatasetStatusBody,
@@ -78,10 +94,15 @@ export const status = defineOperation({
     const state = await ctx.services.dataset.state();
     return {
       data: {
-        dataset_status: await ctx.services.dataset.status(),
+        dataset_status: datasetStatus(state.refreshed_at, ctx.now),
+        stale_since: staleSince(state.refreshed_at, ctx.now),
+        last_refresh_at: state.refreshed_at,
+        files_applied: state.last_refresh_files,
         last_import_at: state.last_import_at,
         snapshot_date: state.snapshot_date,
         newest_file_date: state.newest_file_date,
+        newest_filing_date: state.newest_filing_date,
+        counts: { entities: state.entities, officers: state.officers, events: state.events, agents: state.agents },
         dataset_version: state.version,
       },
     };

@@ -6,9 +6,10 @@ import { registerGenerate } from './generate.js';
 import { registerImport } from './import.js';
 import { registerJobs } from './jobs.js';
 import { registerMcp } from './mcp.js';
+import { registerRefresh } from './refresh.js';
 import { registerServe } from './serve.js';
 import { registerStatus } from './status.js';
 
 export const commands: ReadonlyArray<(program: Command) => void> = [
-  registerServe, registerGenerate, registerImport, registerStatus, registerAccounts, registerBilling, registerJobs, registerMcp,
+  registerServe, registerGenerate, registerImport, registerStatus, registerRefresh, registerAccounts, registerBilling, registerJobs, registerMcp,
 ];

@@ -18,16 +18,27 @@ export function registerJobs(program: Command): void {
     .command('list')
     .option('--json', 'print as JSON')
     .action(async (opts: OutputOptions) => {
-      const result = await withDatabase(async (db) => {
+      const result = await withDatabase(async (db, config) => {
         const { rows } = await db.pool.query<{ job: string; status: string; finished_at: string | null; counts: unknown }>(
           `SELECT DISTINCT ON (job) job, status, to_char(coalesce(finished_at, started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS finished_at, counts
            FROM job_runs ORDER BY job, started_at DESC`,
         );
         const last = new Map(rows.map((r) => [r.job, r]));
-        return JOBS.map((j) => ({ name: j.name, schedule: j.schedule, description: j.description, last_run: last.get(j.name) ?? null }));
+        return JOBS.map((j) => ({
+          name: j.name,
+          schedule: j.schedule,
+          description: j.description,
+          scheduled: j.enabled?.(config) ?? true,
+          last_run: last.get(j.name) ?? null,
+        }));
       });
       printResult(result, opts, (list) =>
-        list.map((j) => `${j.name.padEnd(18)} ${j.schedule.padEnd(12)} ${j.last_run ? `${j.last_run.status} ${j.last_run.finished_at}` : 'never run'}\n${' '.repeat(19)}${j.description}`).join('\n'),
+        list
+          .map(
+            (j) =>
+              `${j.name.padEnd(18)} ${j.schedule.padEnd(12)} ${j.last_run ? `${j.last_run.status} ${j.last_run.finished_at}` : 'never run'}${j.scheduled ? '' : ' (not scheduled with this configuration)'}\n${' '.repeat(19)}${j.description}`,
+          )
+          .join('\n'),
       );
     });
   jobs

@@ -2,7 +2,7 @@
 // Snapshots are swapped in whole; a daily file is applied in one transaction.
 import type pg from 'pg';
 import { inTransaction } from '../../db/pool.js';
-import { datasetCounts, type DatasetCounts } from '../dataset.js';
+import { recountDataset, type DatasetCounts } from '../dataset.js';
 import { parseCorporate, parseEvent } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges, openChangeSet, type ChangeCounts } from './changes.js';
 import { silentProgress, type Progress } from './progress.js';
@@ -38,6 +38,28 @@ export interface ImportSummary {
 export interface ImportOptions {
   progress?: Progress;
   log?: (line: string) => void;
+  /**
+   * Says why a file's rejected lines are too many to apply it (or null to go on). A refused file is
+   * rolled back whole and `importFiles` throws ImportRefused; by default every file is applied.
+   */
+  refuse?: (stats: ReadStats) => string | null;
+}
+
+/** A file refused by `ImportOptions.refuse`: nothing of it was applied. */
+export class ImportRefused extends Error {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+    readonly stats: ReadStats,
+  ) {
+    super(`${file}: ${reason}`);
+    this.name = 'ImportRefused';
+  }
+}
+
+function checkRefusal(file: SourceFile, stats: ReadStats, refuse: ImportOptions['refuse']): void {
+  const reason = refuse?.(stats);
+  if (reason) throw new ImportRefused(file.name, reason, stats);
 }
 
 interface Outcome extends ChangeCounts, ReadStats {}
@@ -58,7 +80,7 @@ async function recordImport(client: pg.PoolClient, file: SourceFile, sum: string
 }
 
 /** A loose file: its records as one change set, applied in one transaction. */
-async function applyChanges(pool: pg.Pool, file: SourceFile, sum: string, startedAt: Date, progress: Progress): Promise<Outcome> {
+async function applyChanges(pool: pg.Pool, file: SourceFile, sum: string, startedAt: Date, progress: Progress, refuse: ImportOptions['refuse']): Promise<Outcome> {
   const corporate = file.kind === 'quarterly_corporate' || file.kind === 'daily_corporate';
   return inTransaction(pool, async (client) => {
     const writer = await openChangeSet(client, corporate ? 'corporate' : 'events');
@@ -81,6 +103,7 @@ async function applyChanges(pool: pg.Pool, file: SourceFile, sum: string, starte
     } finally {
       progress.stop();
     }
+    checkRefusal(file, stats, refuse);
     const counts = corporate ? await applyCorporateChanges(client, 'registry') : await applyEventChanges(client, 'registry');
     const outcome = { ...stats, ...counts };
     await recordImport(client, file, sum, startedAt, outcome);
@@ -112,10 +135,15 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
         continue;
       }
       const o: Outcome = file.fullLoad
-        ? await loadSnapshot(pool, file, progress, log, (client, r) =>
-            recordImport(client, file, sum, startedAt, { ...r, updated: 0, skippedOlder: 0 }),
+        ? await loadSnapshot(
+            pool,
+            file,
+            progress,
+            log,
+            (client, r) => recordImport(client, file, sum, startedAt, { ...r, updated: 0, skippedOlder: 0 }),
+            (stats) => checkRefusal(file, stats, opts.refuse),
           ).then((r) => ({ ...r, updated: 0, skippedOlder: 0 }))
-        : await applyChanges(pool, file, sum, startedAt, progress);
+        : await applyChanges(pool, file, sum, startedAt, progress, opts.refuse);
       for (const r of o.rejects.slice(0, REJECTS_SHOWN)) log(`rejected ${r.file} line ${r.line}: ${r.reason}`);
       log(`${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ${o.skippedOlder} older than stored, ${o.rejected} rejected`);
       summaries.push({
@@ -146,6 +174,6 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
       records_skipped_older: sum('records_skipped_older'),
       records_rejected: sum('records_rejected'),
     },
-    dataset: await datasetCounts(pool),
+    dataset: await recountDataset(pool),
   };
 }

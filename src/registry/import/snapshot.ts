@@ -169,7 +169,8 @@ export interface SnapshotResult extends ReadStats {
 
 /**
  * Loads a quarterly snapshot into `registry_next` and swaps it in; `finish` runs inside the swap
- * transaction (to record the import with it).
+ * transaction (to record the import with it). `check` sees the records read and may throw to give
+ * the snapshot up before anything is built from it.
  */
 export async function loadSnapshot(
   pool: pg.Pool,
@@ -177,6 +178,7 @@ export async function loadSnapshot(
   progress: Progress,
   log: (line: string) => void,
   finish: (client: pg.PoolClient, result: SnapshotResult) => Promise<void>,
+  check: (stats: ReadStats) => void = () => {},
 ): Promise<SnapshotResult> {
   let stepStarted = Date.now();
   const step = (what: string): void => {
@@ -196,6 +198,7 @@ export async function loadSnapshot(
       progress.stop();
     }
     step(`copied ${stats.read} records`);
+    check(stats);
     const definitions = new Map(await Promise.all(tables.map(async (t) => [t, await indexStatements(pool, t)] as const)));
     const of = (names: readonly string[], part: 'constraints' | 'indexes'): string[] => names.flatMap((t) => definitions.get(t)![part]);
     await addKeys(pool, unit, of(unit.copied.map((c) => c.table), 'constraints'));
