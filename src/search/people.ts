@@ -131,7 +131,7 @@ export async function searchOfficers(pool: pg.Pool, ctx: SearchContext, q: PageR
   const { rows } = await pool.query<OfficerHit>(
     `SELECT o.name AS officer_name, o.title AS title_code, o.document_number, e.name AS entity_name
      FROM unnest($1::int[]) WITH ORDINALITY AS u(ref, pos)
-     JOIN registry.officers o ON o.entity_id = u.ref / 8 AND o.slot = u.ref % 8
+     JOIN registry.officers o ON (o.entity_id * 8 + o.slot) = u.ref
      JOIN registry.entities e ON e.id = o.entity_id
      ORDER BY u.pos`,
     [refs],

@@ -60,3 +60,10 @@ CREATE INDEX officers_ref_idx ON registry.officers ((entity_id * 8 + slot));
 -- Addresses by ZIP are listed by address: the ZIP's rows come off the index in order.
 DROP INDEX registry.entities_zip5_idx;
 CREATE INDEX entities_zip5_idx ON registry.entities (principal_zip5, address_norm, document_number);
+
+-- Indexes no query needs: a two-valued status; exact tiers are checked on candidate rows only;
+-- officer rows are fetched by their reference.
+DROP INDEX registry.entities_status_idx;
+DROP INDEX registry.agents_name_sorted_idx;
+DROP INDEX registry.officers_name_sorted_idx;
+DROP INDEX registry.officers_entity_idx;

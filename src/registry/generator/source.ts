@@ -1,9 +1,8 @@
 // Encoded batches in order, from worker threads (large runs: generation then runs beside compression and
 // writing) or from this thread (small runs, where starting workers would cost more than it saves).
 import { availableParallelism } from 'node:os';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../workers.js';
 import { encodeBatch, type EncodedBatch, type Range } from './batch.js';
 import type { DatasetContext } from './model.js';
 import type { BatchReply, BatchRequest } from './worker.js';
@@ -52,28 +51,9 @@ interface Pending {
 
 const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
-/**
- * Starts worker.ts/worker.js. Run from TypeScript sources (tsx), a worker does not inherit tsx's loader, so this
- * small bootstrap registers it first; compiled, it just imports worker.js.
- */
-const BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-(async () => {
-  if (workerData.loader) (await import(workerData.loader)).register();
-  await import(workerData.script);
-})().catch((err) => process.nextTick(() => { throw err; }));
-`;
-
+/** What a generator worker is started with. */
 export interface WorkerData {
   readonly ctx: DatasetContext;
-  readonly script: string;
-  readonly loader?: string;
-}
-
-function workerData(ctx: DatasetContext): WorkerData {
-  const extension = extname(fileURLToPath(import.meta.url));
-  const script = new URL(`./worker${extension}`, import.meta.url).href;
-  return extension === '.ts' ? { ctx, script, loader: import.meta.resolve('tsx/esm/api') } : { ctx, script };
 }
 
 class WorkerSource implements BatchSource {
@@ -88,8 +68,7 @@ class WorkerSource implements BatchSource {
     private readonly ranges: readonly Range[],
     count: number,
   ) {
-    const data = workerData(ctx);
-    this.workers = Array.from({ length: count }, () => this.start(data));
+    this.workers = Array.from({ length: count }, () => this.start({ ctx }));
     for (let k = 0; k < count * AHEAD_PER_WORKER; k++) this.dispatch();
   }
 
@@ -105,7 +84,7 @@ class WorkerSource implements BatchSource {
   }
 
   private start(data: WorkerData): Worker {
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: data });
+    const worker = startWorker(import.meta.url, 'worker', data);
     worker.on('message', (reply: BatchReply) => this.settle(reply));
     worker.on('error', (err) => this.fail(err));
     worker.on('exit', (code) => {

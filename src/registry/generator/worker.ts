@@ -1,6 +1,7 @@
 // A generator worker: encodes the ranges the main thread asks for and hands the buffers back without copying.
 import { parentPort, workerData } from 'node:worker_threads';
 import { encodeBatch, type Range } from './batch.js';
+import type { WorkerBoot } from '../../workers.js';
 import type { WorkerData } from './source.js';
 
 export interface BatchRequest extends Range {
@@ -14,7 +15,7 @@ export interface BatchReply {
   readonly eventCount: number;
 }
 
-const { ctx } = workerData as WorkerData;
+const { ctx } = (workerData as WorkerBoot<WorkerData>).data;
 const port = parentPort!;
 
 port.on('message', (request: BatchRequest) => {

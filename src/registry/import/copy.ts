@@ -57,6 +57,13 @@ export class CopyWriter {
     if (this.buffer.length >= 1 << 18) this.send();
   }
 
+  /** Queues rows already in COPY text form. */
+  writeText(text: string, rows: number): void {
+    this.buffer += text;
+    this.rows += rows;
+    if (this.buffer.length >= 1 << 18) this.send();
+  }
+
   private send(): void {
     if (this.buffer === '') return;
     if (!this.stream.write(this.buffer)) this.full = true;

@@ -20,7 +20,13 @@ export interface ReadStats {
 
 const KEPT_REJECTS = 1000;
 
-async function* counted(stream: AsyncIterable<Buffer>, progress: Progress): AsyncGenerator<Buffer> {
+/** Counts a reject; keeps its detail among the first ones. */
+export function keepReject(stats: ReadStats, reject: Reject): void {
+  if (stats.rejects.length < KEPT_REJECTS) stats.rejects.push(reject);
+}
+
+/** The chunks of a stream, their bytes counted as progress. */
+export async function* countedChunks(stream: AsyncIterable<Buffer>, progress: Progress): AsyncGenerator<Buffer> {
   for await (const chunk of stream) {
     progress.advance(chunk.length, 0);
     yield chunk;
@@ -42,7 +48,7 @@ export async function readRecords<T>(
   let ord = 0;
   for await (const member of file.members()) {
     const where = member.name === file.name ? file.name : `${file.name}:${member.name}`;
-    for await (const batch of lineBatches(counted(await member.open(), progress))) {
+    for await (const batch of lineBatches(countedChunks(await member.open(), progress))) {
       for (const { number, bytes } of batch) {
         stats.read++;
         let record: T;
@@ -51,7 +57,7 @@ export async function readRecords<T>(
         } catch (err) {
           if (!(err instanceof MalformedRecord)) throw err;
           stats.rejected++;
-          if (stats.rejects.length < KEPT_REJECTS) stats.rejects.push({ file: where, line: number, reason: err.message });
+          keepReject(stats, { file: where, line: number, reason: err.message });
           continue;
         }
         onRecord(record, ++ord);

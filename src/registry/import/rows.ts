@@ -34,12 +34,27 @@ function nameSearchKey(name: Name): { norm: string; sorted: string; words: strin
   return { norm: key.norm, sorted: key.core, words: key.words };
 }
 
+/** Agents repeat (a few registered-agent companies serve a third of all entities): their keys are remembered. */
+const agentKeys = new Map<string, ReturnType<typeof nameSearchKey>>();
+const AGENT_KEYS_KEPT = 50_000;
+
+function agentSearchKey(name: Name): ReturnType<typeof nameSearchKey> {
+  const id = `${name.person ? 'P' : 'C'}${name.display}`;
+  let key = agentKeys.get(id);
+  if (!key) {
+    if (agentKeys.size >= AGENT_KEYS_KEPT) agentKeys.clear();
+    key = nameSearchKey(name);
+    agentKeys.set(id, key);
+  }
+  return key;
+}
+
 /** The entity row; `id` is null when the database assigns it (daily changes). */
 export function entityRow(r: CorporateRecord, id: number | null, sourceDate: string): CopyValue[] {
   const name = nameKey(r.name);
   const p = r.principal;
   const m = r.mailing;
-  const agentKey = r.agent ? nameSearchKey(r.agent.name) : null;
+  const agentKey = r.agent ? agentSearchKey(r.agent.name) : null;
   const address = addressKey([p.addr1, p.addr2, p.city].filter((s) => s !== '').join(' '));
   return [
     id, r.documentNumber, r.name, name.norm, name.core, name.words, r.status, r.filingType, r.fileDate, orNull(r.fei),

@@ -7,12 +7,16 @@ import { parseCorporate, parseEvent, type CorporateRecord, type EventRecord } fr
 import { applyCorporateChanges, applyEventChanges } from './changes.js';
 import { CopyWriter } from './copy.js';
 import { buildCorporateDerived, buildEventDerived } from './derived.js';
+import { parseWorkers, readCorporateInParallel } from './parallel.js';
 import type { Progress } from './progress.js';
 import { readRecords, type ReadStats } from './read.js';
 import { ENTITY_COLUMNS, EVENT_COLUMNS, OFFICER_COLUMNS, entityRow, eventRow, officerRows } from './rows.js';
 import type { SourceFile } from './sources.js';
 
 const NEXT = 'registry_next';
+
+/** Snapshots from this size on are parsed on worker threads (below, starting them costs more than it saves). */
+const PARALLEL_FROM_BYTES = 64 * 1024 * 1024;
 
 interface Unit {
   /** Tables loaded straight from the records (COPY ... FREEZE into tables created in the same transaction). */
@@ -35,6 +39,7 @@ const corporateUnit: Unit = {
   ],
   derived: ['agents', 'entity_words', 'officer_words', 'agent_words', 'address_words', 'entity_counts', 'entity_day_counts'],
   async read(file, [entities, officers], progress) {
+    if (file.contentBytes >= PARALLEL_FROM_BYTES) return readCorporateInParallel(file, [entities!, officers!], parseWorkers(), progress);
     let id = 0;
     return readRecords<CorporateRecord>(
       file,
