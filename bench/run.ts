@@ -19,9 +19,6 @@ import { projectRoot } from '../src/config/paths.js';
 import { startEmbedded } from '../src/db/embedded.js';
 import { prepareDatabase } from '../src/db/index.js';
 import { createPool } from '../src/db/pool.js';
-import { generateDataset } from '../src/registry/generator/index.js';
-import { importFiles } from '../src/registry/import/index.js';
-import { createProgress } from '../src/registry/import/progress.js';
 import { detailPaths, drawMix, type Query } from './mix.js';
 import { runNaive } from './naive.js';
 import { percentiles, relevance, report, type KindResult } from './report.js';
@@ -67,18 +64,34 @@ async function database(): Promise<{ url: string; stop: () => Promise<void> }> {
   return { url: url.toString(), stop: async () => server?.stop() };
 }
 
-/** Generated files for this size (reused), imported once (the importer skips what it has seen). */
-async function load(pool: pg.Pool): Promise<{ import_seconds: number | null; files: number }> {
+/** Runs the compiled CLI (what an operator runs), its log passed through; resolves with its stdout. */
+function cli(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(projectRoot, 'dist', 'cli', 'main.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`registry ${args[0]} exited with ${code}`))));
+  });
+}
+
+/** Generated files for this size (reused), imported once with `registry import` (it skips what it has seen). */
+async function load(url: string): Promise<{ import_seconds: number | null; files: number; per_file: unknown[] }> {
   const dir = path.join(work, `data-${entities}`);
   if (!existsSync(path.join(dir, 'cordata.zip'))) {
     log(`generating ${entities} entities in ${dir}`);
-    const g = await generateDataset({ entities, outDir: dir, seed: 42, days: 10, endDate: '2026-11-20' });
-    log(`generated at ${g.records_per_second} records/s`);
+    const g = JSON.parse(await cli(['generate', '--entities', String(entities), '--out', dir, '--seed', '42', '--days', '10', '--end-date', '2026-11-20', '--json'], {}));
+    log(`generated at ${g.records_per_second} entities/s`);
   }
   const started = Date.now();
-  const summary = await importFiles(pool, [dir], { progress: createProgress(log), log });
+  const summary = JSON.parse(await cli(['import', dir, '--json'], { DATABASE_URL: url })) as { totals: { files_imported: number }; files: Array<{ file: string; status: string; elapsed_ms: number; records_read: number }> };
   const imported = summary.totals.files_imported;
-  return { import_seconds: imported ? Math.round((Date.now() - started) / 100) / 10 : null, files: imported };
+  const per_file = summary.files.filter((f) => f.status === 'imported').map((f) => ({ file: path.basename(f.file), seconds: f.elapsed_ms / 1000, records: f.records_read }));
+  return { import_seconds: imported ? Math.round((Date.now() - started) / 100) / 10 : null, files: imported, per_file };
+}
+
+async function build(): Promise<void> {
+  log('building the server');
+  await new Promise((resolve, reject) => spawn('npm', ['run', 'build', '--silent'], { cwd: projectRoot, stdio: 'inherit' }).on('exit', (c) => (c === 0 ? resolve(null) : reject(new Error('build failed')))));
 }
 
 async function startServer(url: string): Promise<{ base: string; child: ChildProcess }> {
@@ -142,15 +155,14 @@ async function bareRps(): Promise<number> {
 
 async function main(): Promise<void> {
   await mkdir(work, { recursive: true });
+  await build();
   const db = await database();
   const pool = createPool(db.url, 8);
   await prepareDatabase(pool);
-  const loaded = await load(pool);
+  const loaded = await load(db.url);
   const { workspace, key } = await createWorkspace(pool, { plan: 'enterprise', name: 'bench' }, PEPPER, systemClock);
   await setPerMinute(pool, workspace.id, 10_000_000);
 
-  log('building the server');
-  await new Promise((resolve, reject) => spawn('npm', ['run', 'build', '--silent'], { cwd: projectRoot, stdio: 'inherit' }).on('exit', (c) => (c === 0 ? resolve(null) : reject(new Error('build failed')))));
   const server = await startServer(db.url);
   let peakRss = 0;
   const sampler = setInterval(() => void rssMiB(server.child.pid!).then((m) => (peakRss = Math.max(peakRss, m))), 200);
