@@ -119,8 +119,8 @@ CREATE FUNCTION utc_midnight(p_day date) RETURNS timestamptz LANGUAGE sql IMMUTA
 $$;
 
 -- Moves a workspace into the cycle containing p_now: unused monthly credits are dropped and the
--- plan's grant lands (the trial keeps its one-time balance), and the test pool starts again.
--- Idempotent: a workspace already in that cycle is left alone. Caller holds the row lock or not.
+-- plan's grant lands (the trial keeps its one-time balance; a cancelled subscription gets none),
+-- and the test pool starts again. Idempotent: a workspace already in that cycle is left alone.
 CREATE FUNCTION workspace_cycle(p_ws text, p_now timestamptz, p_test_credits bigint) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
   w workspaces;
@@ -131,13 +131,15 @@ BEGIN
   SELECT * INTO w FROM workspaces WHERE id = p_ws FOR UPDATE;
   IF w.cycle_start < m THEN
     IF w.plan <> 'free_trial' THEN
-      SELECT monthly_credits INTO credits FROM plans WHERE slug = w.plan;
+      SELECT CASE WHEN w.subscription_status = 'cancelled' THEN 0 ELSE monthly_credits END INTO credits FROM plans WHERE slug = w.plan;
       IF w.monthly_remaining <> 0 THEN
         INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, note)
         VALUES (p_ws, utc_midnight(m), 'monthly_expiry', 'monthly', -w.monthly_remaining, 'unused credits of the cycle from ' || w.cycle_start);
       END IF;
-      INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, note)
-      VALUES (p_ws, utc_midnight(m), 'monthly_grant', 'monthly', credits, 'cycle from ' || m);
+      IF credits > 0 THEN
+        INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, note)
+        VALUES (p_ws, utc_midnight(m), 'monthly_grant', 'monthly', credits, 'cycle from ' || m);
+      END IF;
       UPDATE workspaces SET monthly_remaining = credits, cycle_start = m WHERE id = p_ws;
     ELSE
       UPDATE workspaces SET cycle_start = m WHERE id = p_ws;
@@ -181,6 +183,7 @@ END $$;
 
 -- The gate of a request, in one round trip: authenticate the key's hash, check the surface, and,
 -- when p_reserve, apply the plan gate and reserve one credit in the spending order of decisions.md.
+-- Overage accrues only on an active subscription; a cancelled one with nothing left answers 402.
 -- outcome: ok | unauthorized | rest_disabled | mcp_disabled | forbidden | payment_required | quota_exhausted
 CREATE FUNCTION api_gate(p_hash bytea, p_surface text, p_reserve boolean, p_lead_feed boolean, p_csv boolean,
                          p_now timestamptz, p_request_id text, p_trial_days integer, p_trial_cap bigint, p_test_credits bigint)
@@ -198,6 +201,7 @@ DECLARE
   use_kind text := 'consumption';
   entry bigint;
   capped bigint;
+  no_renewal boolean;
   to_next_cycle integer := ceil(extract(epoch FROM utc_midnight((m + interval '1 month')::date) - p_now))::integer;
 BEGIN
   SELECT * INTO k FROM api_keys WHERE hash = p_hash;
@@ -260,13 +264,14 @@ BEGIN
       IF FOUND THEN
         UPDATE credit_packs SET remaining = remaining - 1 WHERE id = pack.id;
         use_pool := 'pack';
-      ELSIF p.overage AND w.subscription_status <> 'past_due' THEN
+      ELSIF p.overage AND w.subscription_status = 'active' THEN
         UPDATE workspaces SET overage_unbilled = overage_unbilled + 1 WHERE id = w.id;
         use_pool := 'overage'; use_kind := 'overage';
       ELSE
-        outcome := CASE WHEN w.plan = 'free_trial' THEN 'payment_required' ELSE 'quota_exhausted' END;
+        no_renewal := w.plan = 'free_trial' OR w.subscription_status = 'cancelled';
+        outcome := CASE WHEN no_renewal THEN 'payment_required' ELSE 'quota_exhausted' END;
         credit_balance := 0;
-        retry_after := CASE WHEN w.plan = 'free_trial' THEN NULL ELSE to_next_cycle END;
+        retry_after := CASE WHEN no_renewal THEN NULL ELSE to_next_cycle END;
         RETURN NEXT; RETURN;
       END IF;
     END IF;
