@@ -7,7 +7,7 @@ import { addressKey } from './normalize.js';
 import type { Page, PageRequest } from './paging.js';
 import { rankedPage } from './ranked.js';
 import { Sql } from './sql.js';
-import { expandWords, termsMatch } from './terms.js';
+import { estimateRows, expandWords, termsMatch } from './terms.js';
 
 export interface AddressHit {
   address: string;
@@ -42,11 +42,12 @@ export async function searchAddresses(pool: pg.Pool, ctx: SearchContext, q: Page
     : termsMatch(sql, 'e.address_words', terms);
   const params = [...sql.params];
   const cacheKey = JSON.stringify(['addresses', ctx.version, zip ? zip[0] : terms.map((t) => t.expansions)]);
+  const counted = ctx.counts.get(cacheKey, async () => {
+    if (terms.length === 1 && terms[0]!.frequent) return terms[0]!.rows;
+    return (await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM registry.entities e WHERE ${where}`, params)).rows[0]!.n;
+  });
   const [total, ids] = await Promise.all([
-    ctx.counts.get(cacheKey, async () => {
-      if (terms.length === 1 && terms[0]!.frequent) return terms[0]!.rows;
-      return (await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM registry.entities e WHERE ${where}`, params)).rows[0]!.n;
-    }),
+    counted,
     zip
       ? pool
           .query<{ id: number }>(
@@ -57,6 +58,7 @@ export async function searchAddresses(pool: pg.Pool, ctx: SearchContext, q: Page
           .then((r) => r.rows.map((x) => x.id))
       : rankedPage(
           pool,
+          ctx,
           {
             from: 'registry.entities e',
             ref: 'e.id',
@@ -70,6 +72,7 @@ export async function searchAddresses(pool: pg.Pool, ctx: SearchContext, q: Page
           },
           q.offset,
           q.limit,
+          { bound: estimateRows(terms), total: counted },
         ),
   ]);
   return { hits: await hits(pool, ids), total };

@@ -7,4 +7,6 @@ export interface SearchContext {
   readonly version: number;
   readonly counts: ResultCache<number>;
   readonly facets: ResultCache<FacetCounts | undefined>;
+  /** Relevance pages of fewer matches than this are ranked whole rather than walked (see ranked.ts). */
+  readonly rankWholeBelow: number;
 }

@@ -6,10 +6,10 @@ import { countSlice, type SliceCount } from './counts.js';
 import { nameKey, personKey } from './normalize.js';
 import type { Page } from './paging.js';
 import { agentWords } from './people.js';
-import { rankedPage } from './ranked.js';
+import { rankedPage, type MatchSize } from './ranked.js';
 import type { SearchContext } from './context.js';
 import { Sql } from './sql.js';
-import { expandWords, termsMatch, type Term } from './terms.js';
+import { estimateRows, expandWords, termsMatch, type Term } from './terms.js';
 
 export const STATUS_VALUES = ['active', 'inactive', 'a', 'i', 'd', 'r', 'w', 'm', 'n', 'p', 'x'] as const;
 export const SORTS = ['relevance', 'name_asc', 'name_desc', 'date_newest', 'date_oldest'] as const;
@@ -167,7 +167,7 @@ const SORT_ORDER: Record<Exclude<EntitySearch['sort'], 'relevance' | undefined>,
 };
 
 /** The refs of the requested page, in order. */
-async function pageRefs(pool: pg.Pool, sql: Sql, where: string, q: EntitySearch, name: NameMatch): Promise<number[]> {
+async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, where: string, q: EntitySearch, name: NameMatch, total: Promise<number>): Promise<number[]> {
   const sort = q.sort === undefined || q.sort === 'relevance' ? (name.kind === 'prefix' || name.kind === 'words' ? 'relevance' : 'date_newest') : q.sort;
   if (sort !== 'relevance') {
     const s = sql.fork();
@@ -180,6 +180,7 @@ async function pageRefs(pool: pg.Pool, sql: Sql, where: string, q: EntitySearch,
   const { norm, core } = name as { norm: string; core: string };
   return rankedPage(
     pool,
+    ctx,
     {
       from: 'registry.entities e',
       ref: 'e.id',
@@ -194,6 +195,7 @@ async function pageRefs(pool: pg.Pool, sql: Sql, where: string, q: EntitySearch,
     },
     q.offset,
     q.limit,
+    { bound: name.kind === 'words' ? estimateRows(name.terms) : Infinity, total },
   );
 }
 
@@ -234,14 +236,12 @@ export async function searchEntities(pool: pg.Pool, ctx: SearchContext, q: Entit
   // The match predicate's own parameters (ranking adds more to `sql` for its statements).
   const params = [...sql.params];
   const sliced = slicedCount(q, name);
-  const [total, ids] = await Promise.all([
-    ctx.counts.get(cacheKey(ctx, q, name, 'total'), async () => {
-      if (sliced) return countSlice(pool, sliced);
-      const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM registry.entities e WHERE ${where}`, params);
-      return rows[0]!.n;
-    }),
-    pageRefs(pool, sql, where, q, name),
-  ]);
+  const counted = ctx.counts.get(cacheKey(ctx, q, name, 'total'), async () => {
+    if (sliced) return countSlice(pool, sliced);
+    const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM registry.entities e WHERE ${where}`, params);
+    return rows[0]!.n;
+  });
+  const [total, ids] = await Promise.all([counted, pageRefs(pool, ctx, sql, where, q, name, counted)]);
   const page: EntityPage = { hits: await hits(pool, ids), total };
   if (q.facets?.length) {
     page.facets = await ctx.facets.get(cacheKey(ctx, q, name, `facets:${[...q.facets].sort().join(',')}`), () =>

@@ -11,10 +11,11 @@ import { leadFileRows, searchLeads, type LeadQuery } from './leads.js';
 import type { PageRequest } from './paging.js';
 import { searchAgents, searchOfficers } from './people.js';
 
-export function createSearch(pool: pg.Pool, datasetVersion: () => Promise<number>) {
+/** `rankWholeBelow`: tests set 0 to drive every relevance page through the walk. */
+export function createSearch(pool: pg.Pool, datasetVersion: () => Promise<number>, opts: { rankWholeBelow?: number } = {}) {
   const counts = new ResultCache<number>();
   const facets = new ResultCache<FacetCounts | undefined>(2_000);
-  const context = async (): Promise<SearchContext> => ({ version: await datasetVersion(), counts, facets });
+  const context = async (): Promise<SearchContext> => ({ version: await datasetVersion(), counts, facets, rankWholeBelow: opts.rankWholeBelow ?? 25_000 });
   return {
     entities: async (q: EntitySearch) => searchEntities(pool, await context(), q),
     entity: (documentNumber: string) => entityDetail(pool, documentNumber),

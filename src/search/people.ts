@@ -8,7 +8,7 @@ import { nameKey, personKey, sortedWords } from './normalize.js';
 import type { Page, PageRequest } from './paging.js';
 import { rankedPage } from './ranked.js';
 import { Sql } from './sql.js';
-import { expandWords, termsMatch, type Dictionary, type Term } from './terms.js';
+import { estimateRows, expandWords, termsMatch, type Dictionary, type Term } from './terms.js';
 
 export interface OfficerHit {
   officer_name: string;
@@ -72,17 +72,19 @@ async function searchNames(
   // A single frequent word counts exactly as its dictionary says.
   const exactFromDictionary = terms.length === 1 && terms[0]!.frequent && !q.extra;
   const key = JSON.stringify([k.from, ctx.version, q.norm, terms.map((t) => t.expansions), q.extra?.key]);
+  const counted = ctx.counts.get(key, async () => {
+    if (exactFromDictionary) return terms[0]!.rows;
+    return (await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${k.from} WHERE ${condition}`, params)).rows[0]!.n;
+  });
   const [total, refs] = await Promise.all([
-    ctx.counts.get(key, async () => {
-      if (exactFromDictionary) return terms[0]!.rows;
-      return (await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${k.from} WHERE ${condition}`, params)).rows[0]!.n;
-    }),
+    counted,
     q.norm === undefined
       ? pool
           .query<{ ref: number }>(`SELECT ${k.ref} AS ref FROM ${k.from} WHERE ${condition} ORDER BY ${defaultOrder} OFFSET $${params.length + 1} LIMIT $${params.length + 2}`, [...params, q.offset, q.limit])
           .then((r) => r.rows.map((x) => x.ref))
       : rankedPage(
           pool,
+          ctx,
           {
             from: k.from,
             ref: k.ref,
@@ -96,6 +98,7 @@ async function searchNames(
           },
           q.offset,
           q.limit,
+          { bound: terms.length ? estimateRows(terms) : Infinity, total: counted },
         ),
   ]);
   return { refs, total };

@@ -5,6 +5,7 @@
 // index on t outwards from a, in both directions, until no row left unread can beat the k-th best:
 // exact results, and a broad query reads a few hundred rows instead of ranking hundreds of thousands.
 import type pg from 'pg';
+import type { SearchContext } from './context.js';
 import { trigramCount } from './normalize.js';
 import { Sql } from './sql.js';
 
@@ -46,6 +47,7 @@ function tierCondition(q: RankedQuery, index: number, sql: Sql): string {
   return earlier.length ? `${own} AND NOT (${earlier.join(' OR ')})` : own;
 }
 
+/** One step of a walk: the first `limit` rows of the tier from `a` upwards (or downwards) in trigram count. */
 async function fetchWalk(pool: pg.Pool, q: RankedQuery, tier: number, up: boolean, a: number, limit: number): Promise<Candidate[]> {
   const sql = q.sql.fork();
   const text = `
@@ -92,12 +94,43 @@ async function rankTierWhole(pool: pg.Pool, q: RankedQuery, tier: number, need: 
   return (await pool.query<Candidate>(text, sql.params)).rows;
 }
 
+/** The page in final order: tier, similarity, tiebreak, over the rows `where` selects. */
+async function ordered(pool: pg.Pool, q: RankedQuery, sql: Sql, where: string, offset: number, limit: number): Promise<number[]> {
+  const tierCase = q.tiers.map((t, i) => `WHEN ${t(sql)} THEN ${i}`).join(' ');
+  const { rows } = await pool.query<{ ref: number }>(
+    `SELECT ${q.ref} AS ref FROM ${q.from} WHERE ${where}
+     ORDER BY CASE ${tierCase} ELSE ${q.tiers.length} END, similarity(${q.text}, ${sql.p(q.query)}) DESC, ${q.tiebreak}
+     OFFSET ${sql.p(offset)} LIMIT ${sql.p(limit)}`,
+    sql.params,
+  );
+  return rows.map((r) => r.ref);
+}
+
+/** How many rows match: an upper bound known before any query (from the dictionary), and the exact total. */
+export interface MatchSize {
+  readonly bound: number;
+  readonly total: Promise<number>;
+}
+
 /**
- * The page (offset, limit) of a relevance-ranked query: the refs in order. Candidates are gathered
- * tier by tier, then ordered once in SQL by tier, similarity and tiebreak.
+ * Below this many matches ranking every match beats walking: a walk reads about rows-asked /
+ * selectivity rows, which for a rare word is much of the table. The break-even is near
+ * sqrt(2 * rows asked * table rows): 25,000 for a first page at 12.6 million rows, growing with
+ * the rows a deep page asks for (`firstPage` is the figure for up to 500 rows).
  */
-export async function rankedPage(pool: pg.Pool, q: RankedQuery, offset: number, limit: number): Promise<number[]> {
+const rankWholeBelow = (firstPage: number, need: number): number => firstPage * Math.max(1, need / 500);
+
+/**
+ * The page (offset, limit) of a relevance-ranked query: the refs in order. Few matches are ranked
+ * whole (the planner cannot be trusted to know they are few: a rare word's frequency is guessed);
+ * many are gathered tier by tier by walking, then ordered once in SQL.
+ */
+export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQuery, offset: number, limit: number, size: MatchSize): Promise<number[]> {
   const need = offset + limit;
+  const whole = rankWholeBelow(ctx.rankWholeBelow, need);
+  if (size.bound <= whole || (await size.total) <= whole) {
+    return ordered(pool, q, q.sql.fork(), q.where, offset, limit);
+  }
   const a = Math.max(1, trigramCount(q.query));
   const refs = new Set<number>();
   for (let tier = 0; tier <= q.tiers.length; tier++) {
@@ -108,13 +141,5 @@ export async function rankedPage(pool: pg.Pool, q: RankedQuery, offset: number, 
   if (refs.size === 0) return [];
   // The refs already satisfy the match predicate: this statement has only its own parameters.
   const sql = new Sql();
-  const tierCase = q.tiers.map((t, i) => `WHEN ${t(sql)} THEN ${i}`).join(' ');
-  const { rows } = await pool.query<{ ref: number }>(
-    `SELECT ${q.ref} AS ref FROM ${q.from}
-     WHERE ${q.ref} = ANY(${sql.p([...refs])}::int[])
-     ORDER BY CASE ${tierCase} ELSE ${q.tiers.length} END, similarity(${q.text}, ${sql.p(q.query)}) DESC, ${q.tiebreak}
-     OFFSET ${sql.p(offset)} LIMIT ${sql.p(limit)}`,
-    sql.params,
-  );
-  return rows.map((r) => r.ref);
+  return ordered(pool, q, sql, `${q.ref} = ANY(${sql.p([...refs])}::int[])`, offset, limit);
 }
