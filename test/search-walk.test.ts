@@ -1,6 +1,7 @@
-// The two ways a relevance page is found (ranked.ts): ranking every match, and walking the
-// trigram-count index with the similarity bound. On a generated registry, every query of every kind,
-// first and later pages, must come out the same both ways.
+// The ways a relevance page is found (ranked.ts): ranking every match, and reading the ranked
+// postings (postings.ts) or walking the trigram-count index with the similarity bound. On a generated
+// registry, every query of every kind, first and later pages, must come out the same every way.
+// Words in 100 rows count as frequent here, so the common words have postings.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,8 +20,8 @@ let walked: Search;
 before(async () => {
   db = await testDatabase();
   dir = await mkdtemp(path.join(tmpdir(), 'walk-'));
-  await generateDataset({ entities: 3000, seed: 11, days: 2, endDate: '2026-11-20', outDir: dir, workers: 0 });
-  await importFiles(db.pool, [path.join(dir, 'cordata.zip'), path.join(dir, 'corevent.zip')]);
+  const generated = await generateDataset({ entities: 3000, seed: 11, days: 2, endDate: '2026-11-20', outDir: dir, workers: 0 });
+  await importFiles(db.pool, generated.files.map((f) => path.join(dir, f.name)), { frequentWord: 100 });
   whole = createSearch(db.pool, async () => 1);
   walked = createSearch(db.pool, async () => 1, { rankWholeBelow: 0 });
 });
@@ -44,10 +45,29 @@ async function entityQueries(): Promise<string[]> {
   ];
 }
 
-describe('relevance pages: walking agrees with ranking every match', () => {
+describe('ranked postings', () => {
+  it('hold every entity of each frequent word and prefix, as the entity now is, after daily changes', async () => {
+    const { rows } = await db.pool.query<{ slice: string; postings: number; counted: number }>(`
+      SELECT slice, coalesce(p.n, 0)::int AS postings, coalesce(c.n, 0)::int AS counted
+      FROM (SELECT slice, count(*) AS n FROM registry.entity_postings GROUP BY slice) p
+      FULL JOIN (SELECT slice, sum(n) AS n FROM registry.entity_counts WHERE slice ~ '^[wp]:' GROUP BY slice) c USING (slice)`);
+    assert.ok(rows.some((r) => r.slice.startsWith('w:')), 'some words are frequent');
+    assert.deepEqual(rows.filter((r) => r.postings !== r.counted), []);
+    const wrong = await db.pool.query(`
+      SELECT p.* FROM registry.entity_postings p LEFT JOIN registry.entities e ON e.id = p.id
+      WHERE e.id IS NULL OR p.document_number <> e.document_number OR p.filed <> coalesce(e.filing_date, '-infinity')
+         OR p.sim <> similarity(e.name_core, substr(p.slice, 3)) OR p.prefix <> (e.name_core LIKE substr(p.slice, 3) || '%')
+         OR NOT (CASE WHEN p.slice LIKE 'w:%' THEN substr(p.slice, 3) = ANY(e.name_words) ELSE e.name_core LIKE substr(p.slice, 3) || '%' END)`);
+    assert.deepEqual(wrong.rows, []);
+    const changed = await db.pool.query(`SELECT count(*)::int AS n FROM imports WHERE kind = 'daily_corporate' AND records_read > 0`);
+    assert.equal(changed.rows[0].n, 2);
+  });
+});
+
+describe('relevance pages: postings and walking agree with ranking every match', () => {
   it('entities, with and without filters, first and deep pages', async () => {
     for (const name of await entityQueries()) {
-      for (const extra of [{}, { status: ['active' as const] }, { offset: 30 }]) {
+      for (const extra of [{}, { status: ['active' as const] }, { offset: 30 }, { entity_type: ['FLAL'], offset: 5 }]) {
         const q = { name, limit: 25, offset: 0, ...extra };
         const [a, b] = await Promise.all([whole.entities(q), walked.entities(q)]);
         assert.deepEqual(b.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${name} ${JSON.stringify(extra)}`);

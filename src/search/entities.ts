@@ -166,6 +166,17 @@ const SORT_ORDER: Record<Exclude<EntitySearch['sort'], 'relevance' | undefined>,
   date_newest: 'e.filing_date DESC NULLS LAST, e.document_number ASC',
 };
 
+/**
+ * The ranked postings' slice (migration 013) a relevance query is exactly: a one- or two-character
+ * prefix, or a single frequent word with nothing else (weak words aside) that would change similarity.
+ */
+function postingSlice(name: NameMatch): { postings?: { slice: string; exactTiers: number } } {
+  if (name.kind === 'prefix') return { postings: { slice: `p:${name.core}`, exactTiers: 2 } };
+  const only = name.kind === 'words' && name.terms.length === 1 ? name.terms[0]! : null;
+  if (only?.frequent && name.kind === 'words' && name.core === only.word) return { postings: { slice: `w:${only.word}`, exactTiers: 2 } };
+  return {};
+}
+
 /** The refs of the requested page, in order. */
 async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, where: string, q: EntitySearch, name: NameMatch, total: Promise<number>): Promise<number[]> {
   const sort = q.sort === undefined || q.sort === 'relevance' ? (name.kind === 'prefix' || name.kind === 'words' ? 'relevance' : 'date_newest') : q.sort;
@@ -192,6 +203,7 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, where: stri
       query: core,
       tiebreak: 'e.filing_date DESC NULLS LAST, e.document_number ASC',
       sql,
+      ...postingSlice(name),
     },
     q.offset,
     q.limit,

@@ -8,6 +8,7 @@
 import type pg from 'pg';
 import type { SearchContext } from './context.js';
 import { trigramCount } from './normalize.js';
+import { postingPage } from './postings.js';
 import { Sql } from './sql.js';
 
 export interface RankedQuery {
@@ -30,6 +31,11 @@ export interface RankedQuery {
   /** Order after tier and similarity, e.g. `e.filing_date DESC NULLS LAST, e.document_number ASC`. */
   readonly tiebreak: string;
   readonly sql: Sql;
+  /**
+   * When the query is exactly a slice of the ranked postings (postings.ts): the slice, and how many
+   * of `tiers` are exact tiers, ranked before the postings' own order.
+   */
+  readonly postings?: { readonly slice: string; readonly exactTiers: number };
 }
 
 interface Candidate {
@@ -124,13 +130,20 @@ const rankWholeBelow = (firstPage: number, need: number): number => firstPage * 
 /**
  * The page (offset, limit) of a relevance-ranked query: the refs in order. Few matches are ranked
  * whole (the planner cannot be trusted to know they are few: a rare word's frequency is guessed);
- * many are gathered tier by tier by walking, then ordered once in SQL.
+ * many are read from the ranked postings when the query is one of their slices, else gathered tier
+ * by tier by walking, then ordered once in SQL.
  */
 export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQuery, offset: number, limit: number, size: MatchSize): Promise<number[]> {
   const need = offset + limit;
   const whole = rankWholeBelow(ctx.rankWholeBelow, need);
   if (size.bound <= whole || (await size.total) <= whole) {
     return ordered(pool, q, q.sql.fork(), q.where, offset, limit);
+  }
+  if (q.postings) {
+    const sql = q.sql.fork();
+    const exact = q.tiers.slice(0, q.postings.exactTiers).map((t) => t(sql));
+    const exactRefs = await ordered(pool, q, sql, `${q.where} AND (${exact.join(' OR ')})`, 0, need);
+    return postingPage(pool, q, q.postings.slice, exactRefs, offset, limit);
   }
   const a = Math.max(1, trigramCount(q.query));
   const refs = new Set<number>();

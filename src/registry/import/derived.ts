@@ -64,6 +64,23 @@ function wordSlicesSql(s: Schema, src: string): string {
     WHERE w IN (SELECT word FROM ${s}.entity_words WHERE frequent)`;
 }
 
+/**
+ * The ranked postings of the entity rows of `src` (see entity_postings in migration 013): one per
+ * frequent word of the name, and one per one- and two-character prefix.
+ */
+function postingsSql(s: Schema, src: string): string {
+  const row = (slice: string, prefix: string, text: string): string =>
+    `${slice}, ${prefix}, similarity(e.name_core, ${text}), coalesce(e.filing_date, '-infinity'), e.document_number, e.id`;
+  return `
+    SELECT ${row(`'w:' || w`, `e.name_core LIKE w || '%'`, 'w')}
+    FROM ${src} e CROSS JOIN LATERAL unnest(e.name_words) AS w
+    WHERE w IN (SELECT word FROM ${s}.entity_words WHERE frequent)
+    UNION ALL SELECT ${row(`'p:' || left(e.name_core, 1)`, 'true', 'left(e.name_core, 1)')} FROM ${src} e WHERE e.name_core <> ''
+    UNION ALL SELECT ${row(`'p:' || left(e.name_core, 2)`, 'true', 'left(e.name_core, 2)')} FROM ${src} e WHERE length(e.name_core) >= 2`;
+}
+
+const POSTING_COLUMNS = 'slice, prefix, sim, filed, document_number, id';
+
 /** Inactivating event codes with their letters and labels, as query parameters. */
 function inactivationParams(): [string[], string[], string[]] {
   const rows = KNOWN_EVENT_CODES.flatMap((code) => {
@@ -84,12 +101,12 @@ function inactivationsSql(s: Schema, where: string): string {
 }
 
 /** Builds every corporate-derived table of a freshly loaded schema. */
-export async function buildCorporateDerived(client: pg.PoolClient, s: Schema): Promise<void> {
+export async function buildCorporateDerived(client: pg.PoolClient, s: Schema, frequentWord = FREQUENT_WORD): Promise<void> {
   await client.query(agentGroupsSql(s, ''));
   for (const d of DICTIONARIES) {
     await client.query(
       `INSERT INTO ${s}.${d.table} (word, n, frequent)
-       SELECT w, count(*), count(*) >= ${FREQUENT_WORD} FROM ${s}.${d.source}, unnest(${d.column}) AS w GROUP BY w`,
+       SELECT w, count(*), count(*) >= ${Number(frequentWord)} FROM ${s}.${d.source}, unnest(${d.column}) AS w GROUP BY w`,
     );
   }
   await client.query(`
@@ -99,6 +116,7 @@ export async function buildCorporateDerived(client: pg.PoolClient, s: Schema): P
   await client.query(`
     INSERT INTO ${s}.entity_day_counts (status, entity_type, filing_date, n)
     SELECT status, entity_type, filing_date, count(*) FROM ${s}.entities WHERE filing_date IS NOT NULL GROUP BY 1, 2, 3`);
+  await client.query(`INSERT INTO ${s}.entity_postings (${POSTING_COLUMNS}) ${postingsSql(s, `${s}.entities`)}`);
 }
 
 export async function buildEventDerived(client: pg.PoolClient, s: Schema): Promise<void> {
@@ -165,6 +183,11 @@ export async function refreshCorporateDerived(client: pg.PoolClient, s: Schema):
       UNION ALL SELECT status, entity_type, filing_date, -1 FROM old_entities WHERE filing_date IS NOT NULL
     ) moves GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
     ON CONFLICT (filing_date, status, entity_type) DO UPDATE SET n = c.n + excluded.n`);
+  // Postings leave by their whole key (the rank index), and arrive as the rows now are.
+  await client.query(`
+    DELETE FROM ${s}.entity_postings p USING (${postingsSql(s, 'old_entities')}) AS o(${POSTING_COLUMNS})
+    WHERE (p.slice, p.prefix, p.sim, p.filed, p.document_number) = (o.slice, o.prefix, o.sim, o.filed, o.document_number)`);
+  await client.query(`INSERT INTO ${s}.entity_postings (${POSTING_COLUMNS}) ${postingsSql(s, 'chg_entities')}`);
 }
 
 /** Recomputes the inactivation of every entity with a row in `chg_events`. */

@@ -43,6 +43,8 @@ export interface ImportOptions {
    * rolled back whole and `importFiles` throws ImportRefused; by default every file is applied.
    */
   refuse?: (stats: ReadStats) => string | null;
+  /** Rows a word must be in, at a full load, to be frequent (see FREQUENT_WORD; small registries in tests set less). */
+  frequentWord?: number;
 }
 
 /** A file refused by `ImportOptions.refuse`: nothing of it was applied. */
@@ -142,6 +144,7 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
             log,
             (client, r) => recordImport(client, file, sum, startedAt, { ...r, updated: 0, skippedOlder: 0 }),
             (stats) => checkRefusal(file, stats, opts.refuse),
+            opts.frequentWord,
           ).then((r) => ({ ...r, updated: 0, skippedOlder: 0 }))
         : await applyChanges(pool, file, sum, startedAt, progress, opts.refuse);
       for (const r of o.rejects.slice(0, REJECTS_SHOWN)) log(`rejected ${r.file} line ${r.line}: ${r.reason}`);

@@ -6,7 +6,7 @@ import { inTransaction } from '../../db/pool.js';
 import { parseCorporate, parseEvent, type CorporateRecord, type EventRecord } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges } from './changes.js';
 import { CopyWriter } from './copy.js';
-import { buildCorporateDerived, buildEventDerived } from './derived.js';
+import { FREQUENT_WORD, buildCorporateDerived, buildEventDerived } from './derived.js';
 import { parseWorkers, readCorporateInParallel } from './parallel.js';
 import type { Progress } from './progress.js';
 import { readRecords, type ReadStats } from './read.js';
@@ -25,7 +25,7 @@ interface Unit {
   readonly derived: readonly string[];
   /** Streams the file's records into the copy writers (in `copied` order). */
   read(file: SourceFile, writers: CopyWriter[], progress: Progress): Promise<ReadStats>;
-  derive(client: pg.PoolClient): Promise<void>;
+  derive(client: pg.PoolClient, frequentWord: number): Promise<void>;
   /** Deletes duplicate keys (the last line wins) when the primary key cannot be built. */
   dedupe(client: pg.PoolClient): Promise<void>;
   /** Applies live rows newer than the snapshot to the staged tables. */
@@ -37,7 +37,7 @@ const corporateUnit: Unit = {
     { table: 'entities', columns: ENTITY_COLUMNS },
     { table: 'officers', columns: OFFICER_COLUMNS },
   ],
-  derived: ['agents', 'entity_words', 'officer_words', 'agent_words', 'address_words', 'entity_counts', 'entity_day_counts'],
+  derived: ['agents', 'entity_words', 'officer_words', 'agent_words', 'address_words', 'entity_counts', 'entity_day_counts', 'entity_postings'],
   async read(file, [entities, officers], progress) {
     if (file.contentBytes >= PARALLEL_FROM_BYTES) return readCorporateInParallel(file, [entities!, officers!], parseWorkers(), progress);
     let id = 0;
@@ -56,7 +56,7 @@ const corporateUnit: Unit = {
       progress,
     );
   },
-  derive: (client) => buildCorporateDerived(client, NEXT),
+  derive: (client, frequentWord) => buildCorporateDerived(client, NEXT, frequentWord),
   async dedupe(client) {
     await client.query(`DELETE FROM ${NEXT}.entities a USING ${NEXT}.entities b WHERE a.document_number = b.document_number AND a.id < b.id`);
     await client.query(`DELETE FROM ${NEXT}.officers o WHERE NOT EXISTS (SELECT 1 FROM ${NEXT}.entities e WHERE e.id = o.entity_id)`);
@@ -184,6 +184,7 @@ export async function loadSnapshot(
   log: (line: string) => void,
   finish: (client: pg.PoolClient, result: SnapshotResult) => Promise<void>,
   check: (stats: ReadStats) => void = () => {},
+  frequentWord = FREQUENT_WORD,
 ): Promise<SnapshotResult> {
   let stepStarted = Date.now();
   const step = (what: string): void => {
@@ -209,7 +210,7 @@ export async function loadSnapshot(
     await addKeys(pool, unit, of(unit.copied.map((c) => c.table), 'constraints'));
     step('primary keys');
     for (const t of unit.derived) await pool.query(createLike(t));
-    await inTransaction(pool, (c) => unit.derive(c));
+    await inTransaction(pool, (c) => unit.derive(c, frequentWord));
     step('derived tables');
     await runConcurrently(pool, [...of(unit.derived, 'constraints'), ...of(tables, 'indexes')]);
     step('indexes');
