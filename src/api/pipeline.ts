@@ -10,7 +10,8 @@ import { presentedKey } from '../accounts/keys.js';
 import type { Surface } from '../accounts/plans.js';
 import type { Clock } from '../clock.js';
 import { openWindow, rateLimitHeaders, type RateDecision, type RateLimiter } from '../limits/index.js';
-import { ApiError, badRequest, internalError, unauthorized, type Details } from './errors.js';
+import { isQueryCanceled } from '../db/pool.js';
+import { ApiError, badRequest, internalError, queryTimedOut, unauthorized, type Details } from './errors.js';
 import type { FileResult, ListResult, Operation, SingleResult } from './operation.js';
 import { KEYLESS_PER_MINUTE } from './operations/keyless.js';
 import type { Services } from './services.js';
@@ -155,7 +156,7 @@ export class Pipeline {
   }
 
   private failure(op: Operation, inv: Invocation, err: unknown, rate: RateDecision | null, caller: Caller | null, credits: 0 | 1): Outcome {
-    const apiError = err instanceof ApiError ? err : internalError();
+    const apiError = err instanceof ApiError ? err : isQueryCanceled(err) ? queryTimedOut() : internalError();
     if (!(err instanceof ApiError)) this.deps.log.error({ err, operation: op.name, request_id: inv.requestId }, 'operation failed');
     const headers = rate ? rateLimitHeaders(rate) : {};
     if (apiError.extra.retryAfter !== undefined) headers['retry-after'] = String(apiError.extra.retryAfter);

@@ -24,6 +24,7 @@ const EnvSchema = z.object({
   DATABASE_URL: optionalUrl,
   READ_DATABASE_URL: optionalUrl,
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   REDIS_URL: optionalUrl,
   RATE_LIMIT_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(1000),
@@ -60,6 +61,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly readDatabaseUrl: string | undefined;
   readonly dbPoolSize: number;
+  /** Longest a read query of a request may run before PostgreSQL stops it (the client may be gone). */
+  readonly queryTimeoutMs: number;
   /** 0 picks a free port. */
   readonly embeddedPgPort: number;
   /** Rate-limit counters shared by every instance; absent: kept in process (one server). */
@@ -164,6 +167,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     readDatabaseUrl: e.READ_DATABASE_URL,
     dbPoolSize: e.DB_POOL_SIZE,
+    queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     embeddedPgPort: e.EMBEDDED_PG_PORT,
     redisUrl: e.REDIS_URL,
     rateLimitTimeoutMs: e.RATE_LIMIT_TIMEOUT_MS,

@@ -9,7 +9,11 @@ import { createPool, type Pool } from './pool.js';
 export interface Database {
   /** Writes and consistent reads (the primary). */
   readonly pool: Pool;
-  /** Reads that may lag a little (a replica when READ_DATABASE_URL is set, else the primary). */
+  /**
+   * Requests' reads, which may lag a little: a replica when READ_DATABASE_URL is set, else the
+   * primary; its own connections either way, whose statements stop after QUERY_TIMEOUT_MS (imports
+   * and billing on `pool` have no such limit).
+   */
   readonly readPool: Pool;
   readonly embedded: boolean;
   close(): Promise<void>;
@@ -34,13 +38,13 @@ export async function openDatabase(config: Config, opts: { poolSize?: number } =
     await server?.stop();
     throw err;
   }
-  const readPool = config.readDatabaseUrl ? createPool(config.readDatabaseUrl, size, 'registry-lookup-read') : pool;
+  const readPool = createPool(config.readDatabaseUrl ?? url, size, 'registry-lookup-read', config.queryTimeoutMs);
   return {
     pool,
     readPool,
     embedded: server !== null,
     async close() {
-      if (readPool !== pool) await readPool.end();
+      await readPool.end();
       await pool.end();
       await server?.stop();
     },

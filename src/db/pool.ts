@@ -9,15 +9,18 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-export function createPool(url: string, max: number, applicationName = 'registry-lookup'): pg.Pool {
+export function createPool(url: string, max: number, applicationName = 'registry-lookup', statementTimeoutMs = 0): pg.Pool {
   // An explicit search_path: the default "$user" would pick a schema named like the login role.
   // The trigram threshold of `%` (fuzzy word expansion): 0.2 admits one typo in a four-letter word.
-  const options = '-c search_path=public -c pg_trgm.similarity_threshold=0.2';
+  const options = `-c search_path=public -c pg_trgm.similarity_threshold=0.2 -c statement_timeout=${Math.trunc(statementTimeoutMs)}`;
   const pool = new pg.Pool({ connectionString: url, max, application_name: applicationName, options });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   return pool;
 }
+
+/** PostgreSQL stopped the statement: its statement_timeout passed (or it was cancelled). */
+export const isQueryCanceled = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === '57014';
 
 /** Runs `work` in one transaction on a dedicated client, committing on success and rolling back on error. */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
