@@ -33,22 +33,24 @@ async function kept(pool: pg.Pool, q: RankedQuery, refs: number[]): Promise<numb
  * The first `need` refs past the exact tiers: postings are read in rank order, in growing steps,
  * checked against the query's filters, and those already placed (`skip`) left out.
  */
-async function postedRefs(pool: pg.Pool, q: RankedQuery, slice: string, need: number, skip: ReadonlySet<number>): Promise<number[]> {
+async function postedRefs(pool: pg.Pool, q: RankedQuery, slice: string, filtered: boolean, need: number, skip: ReadonlySet<number>): Promise<number[]> {
   const out: number[] = [];
   for (let offset = 0, step = Math.max(FIRST_STEP, need + skip.size); out.length < need; offset += step, step *= 4) {
     const refs = await postingRefs(pool, slice, offset, step);
-    for (const ref of await kept(pool, q, refs)) if (!skip.has(ref)) out.push(ref);
+    // Without filters every posting of the slice is a match.
+    for (const ref of filtered ? await kept(pool, q, refs) : refs) if (!skip.has(ref)) out.push(ref);
     if (refs.length < step) break;
   }
   return out.slice(0, need);
 }
 
 /**
- * The page (offset, limit) of a query that is exactly a posting slice's text. `exact` gives the refs
+ * The page (offset, limit) of a query that is exactly a posting slice's text (`q.postings`). `exact` gives the refs
  * of the rows in the exact tiers (all of them, ranked), which come first.
  */
-export async function postingPage(pool: pg.Pool, q: RankedQuery, slice: string, exact: number[], offset: number, limit: number): Promise<number[]> {
+export async function postingPage(pool: pg.Pool, q: RankedQuery, exact: number[], offset: number, limit: number): Promise<number[]> {
   const need = offset + limit;
-  const rest = exact.length >= need ? [] : await postedRefs(pool, q, slice, need - exact.length, new Set(exact));
+  const { slice, filtered } = q.postings!;
+  const rest = exact.length >= need ? [] : await postedRefs(pool, q, slice, filtered, need - exact.length, new Set(exact));
   return [...exact, ...rest].slice(offset, offset + limit);
 }

@@ -32,10 +32,10 @@ export interface RankedQuery {
   readonly tiebreak: string;
   readonly sql: Sql;
   /**
-   * When the query is exactly a slice of the ranked postings (postings.ts): the slice, and how many
-   * of `tiers` are exact tiers, ranked before the postings' own order.
+   * When the query is exactly a slice of the ranked postings (postings.ts): the slice, how many of
+   * `tiers` are exact tiers (ranked before the postings' own order), and whether filters narrow it.
    */
-  readonly postings?: { readonly slice: string; readonly exactTiers: number };
+  readonly postings?: { readonly slice: string; readonly exactTiers: number; readonly filtered: boolean };
 }
 
 interface Candidate {
@@ -135,15 +135,18 @@ const rankWholeBelow = (firstPage: number, need: number): number => firstPage * 
  */
 export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQuery, offset: number, limit: number, size: MatchSize): Promise<number[]> {
   const need = offset + limit;
+  // Past the last match (or none at all): nothing to rank, whatever the predicate would cost.
+  if ((await size.total) <= offset) return [];
   const whole = rankWholeBelow(ctx.rankWholeBelow, need);
-  if (size.bound <= whole || (await size.total) <= whole) {
+  // Postings of an unfiltered slice are all matches: reading them beats ranking even a few.
+  if (!(q.postings && !q.postings.filtered) && (size.bound <= whole || (await size.total) <= whole)) {
     return ordered(pool, q, q.sql.fork(), q.where, offset, limit);
   }
   if (q.postings) {
     const sql = q.sql.fork();
     const exact = q.tiers.slice(0, q.postings.exactTiers).map((t) => t(sql));
     const exactRefs = await ordered(pool, q, sql, `${q.where} AND (${exact.join(' OR ')})`, 0, need);
-    return postingPage(pool, q, q.postings.slice, exactRefs, offset, limit);
+    return postingPage(pool, q, exactRefs, offset, limit);
   }
   const a = Math.max(1, trigramCount(q.query));
   const refs = new Set<number>();
