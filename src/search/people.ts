@@ -41,6 +41,8 @@ interface PersonQuery {
   readonly trgm: string;
   readonly dictionary: Dictionary;
   readonly tiebreak: string;
+  /** An index on (trgm, tiebreak) serves single frequent words in final order (ranked.ts). */
+  readonly trigramOrdered: boolean;
 }
 
 /** A name condition (1 or 2 characters: the start of the name; else by words) and the terms used. */
@@ -95,6 +97,7 @@ async function searchNames(
             query: q.norm,
             tiebreak: k.tiebreak,
             sql,
+            trigramOrder: k.trigramOrdered && exactFromDictionary && terms[0]!.word === q.norm,
           },
           q.offset,
           q.limit,
@@ -113,6 +116,7 @@ const OFFICERS: PersonQuery = {
   trgm: 'o.name_trgm',
   dictionary: 'officer_words',
   tiebreak: 'o.name ASC, o.document_number ASC, o.slot ASC',
+  trigramOrdered: true,
 };
 
 export async function searchOfficers(pool: pg.Pool, ctx: SearchContext, q: PageRequest & { name?: string; title?: string }): Promise<Page<OfficerHit>> {
@@ -151,6 +155,7 @@ const AGENTS: PersonQuery = {
   trgm: 'a.name_trgm',
   dictionary: 'agent_words',
   tiebreak: 'a.entity_count DESC, a.name ASC, a.zip5 ASC',
+  trigramOrdered: false,
 };
 
 export async function searchAgents(pool: pg.Pool, ctx: SearchContext, q: PageRequest & { name?: string }): Promise<Page<AgentHit>> {

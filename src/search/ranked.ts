@@ -36,6 +36,12 @@ export interface RankedQuery {
    * `tiers` are exact tiers (ranked before the postings' own order), and whether filters narrow it.
    */
   readonly postings?: { readonly slice: string; readonly exactTiers: number; readonly filtered: boolean };
+  /**
+   * Every match holds all of the query's trigrams (the query is one frequent word, matched as
+   * itself), so its similarity is a / t and falls as t grows: with an index on (t, tiebreak), each
+   * tier's rows come off it in final order.
+   */
+  readonly trigramOrder?: boolean;
 }
 
 interface Candidate {
@@ -113,6 +119,21 @@ async function ordered(pool: pg.Pool, q: RankedQuery, sql: Sql, where: string, o
   return rows.map((r) => r.ref);
 }
 
+/** The page when rows come off the (trigram count, tiebreak) index in final order, tier by tier. */
+async function trigramOrderedPage(pool: pg.Pool, q: RankedQuery, offset: number, limit: number): Promise<number[]> {
+  const refs: number[] = [];
+  for (let tier = 0; tier <= q.tiers.length && refs.length < offset + limit; tier++) {
+    const sql = q.sql.fork();
+    const { rows } = await pool.query<{ ref: number }>(
+      `SELECT ${q.ref} AS ref FROM ${q.from} WHERE ${q.where} AND ${tierCondition(q, tier, sql)}
+       ORDER BY ${q.trgm} ASC, ${q.tiebreak} LIMIT ${sql.p(offset + limit - refs.length)}`,
+      sql.params,
+    );
+    refs.push(...rows.map((r) => r.ref));
+  }
+  return refs.slice(offset, offset + limit);
+}
+
 /** How many rows match: an upper bound known before any query (from the dictionary), and the exact total. */
 export interface MatchSize {
   readonly bound: number;
@@ -148,6 +169,7 @@ export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQue
     const exactRefs = await ordered(pool, q, sql, `${q.where} AND (${exact.join(' OR ')})`, 0, need);
     return postingPage(pool, q, exactRefs, offset, limit);
   }
+  if (q.trigramOrder) return trigramOrderedPage(pool, q, offset, limit);
   const a = Math.max(1, trigramCount(q.query));
   const refs = new Set<number>();
   for (let tier = 0; tier <= q.tiers.length; tier++) {
