@@ -189,14 +189,23 @@ function postingSlice(name: NameMatch, filtered: boolean): { postings?: { slice:
   return {};
 }
 
+/** Sorted listings with at most this many matches sort them all rather than walk the sort's index. */
+const SORT_ALL_BELOW = 50_000;
+
 /** The refs of the requested page, in order. */
 async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: string[], q: EntitySearch, name: NameMatch, total: Promise<number>): Promise<number[]> {
   const where = conds.join(' AND ') || 'true';
   const sort = q.sort === undefined || q.sort === 'relevance' ? (name.kind === 'prefix' || name.kind === 'words' ? 'relevance' : 'date_newest') : q.sort;
   if (sort !== 'relevance') {
+    const matches = await total;
+    if (matches <= q.offset) return [];
     const s = sql.fork();
+    // Few matches are found through their filters' indexes and sorted (the fence keeps PostgreSQL
+    // from walking the sort's index instead, past millions of rows that fail a filter); many are
+    // read off the sort's index.
+    const from = matches <= SORT_ALL_BELOW ? `(SELECT * FROM registry.entities e WHERE ${where} OFFSET 0) e` : `registry.entities e WHERE ${where}`;
     const { rows } = await pool.query<{ id: number }>(
-      `SELECT e.id FROM registry.entities e WHERE ${where} ORDER BY ${SORT_ORDER[sort]} OFFSET ${s.p(q.offset)} LIMIT ${s.p(q.limit)}`,
+      `SELECT e.id FROM ${from} ORDER BY ${SORT_ORDER[sort]} OFFSET ${s.p(q.offset)} LIMIT ${s.p(q.limit)}`,
       s.params,
     );
     return rows.map((r) => r.id);
