@@ -183,11 +183,15 @@ export async function refreshCorporateDerived(client: pg.PoolClient, s: Schema):
       UNION ALL SELECT status, entity_type, filing_date, -1 FROM old_entities WHERE filing_date IS NOT NULL
     ) moves GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
     ON CONFLICT (filing_date, status, entity_type) DO UPDATE SET n = c.n + excluded.n`);
-  // Postings leave by their whole key (the rank index), and arrive as the rows now are.
+  // Only a new name or filing date moves postings (most changes are of status, officers or reports):
+  // they leave by their whole key (the rank index), and arrive as the rows now are.
+  const moved = '(o.name_core, o.filing_date) IS DISTINCT FROM (c.name_core, c.filing_date)';
+  const leaving = `(SELECT o.* FROM old_entities o JOIN chg_entities c USING (document_number) WHERE ${moved})`;
+  const arriving = `(SELECT c.* FROM chg_entities c LEFT JOIN old_entities o USING (document_number) WHERE o.document_number IS NULL OR ${moved})`;
   await client.query(`
-    DELETE FROM ${s}.entity_postings p USING (${postingsSql(s, 'old_entities')}) AS o(${POSTING_COLUMNS})
+    DELETE FROM ${s}.entity_postings p USING (${postingsSql(s, leaving)}) AS o(${POSTING_COLUMNS})
     WHERE (p.slice, p.prefix, p.sim, p.filed, p.document_number) = (o.slice, o.prefix, o.sim, o.filed, o.document_number)`);
-  await client.query(`INSERT INTO ${s}.entity_postings (${POSTING_COLUMNS}) ${postingsSql(s, 'chg_entities')}`);
+  await client.query(`INSERT INTO ${s}.entity_postings (${POSTING_COLUMNS}) ${postingsSql(s, arriving)}`);
 }
 
 /** Recomputes the inactivation of every entity with a row in `chg_events`. */
