@@ -34,6 +34,11 @@ after(async () => {
 async function entityQueries(): Promise<string[]> {
   const { rows } = await db.pool.query<{ name: string }>('SELECT name FROM registry.entities ORDER BY document_number LIMIT 40');
   const common = await db.pool.query<{ word: string }>('SELECT word FROM registry.entity_words ORDER BY n DESC, word LIMIT 8');
+  // Names that are exactly a frequent word or one or two characters: exact-tier rows ahead of postings.
+  const exactOfSlices = await db.pool.query<{ name: string }>(`
+    SELECT name FROM registry.entities WHERE name_core IN (SELECT word FROM registry.entity_words WHERE frequent) OR length(name_core) <= 2
+    ORDER BY document_number LIMIT 4`);
+  assert.ok(exactOfSlices.rows.length > 0, 'some names are exactly a frequent word');
   const names = rows.map((r) => r.name);
   return [
     ...names.slice(0, 15),
@@ -41,6 +46,7 @@ async function entityQueries(): Promise<string[]> {
     ...names.slice(25, 35).map((n) => n.replace(/[AEIOU]/, 'X')),
     ...common.rows.map((r) => r.word),
     `${common.rows[0]!.word} ${common.rows[1]!.word}`,
+    ...exactOfSlices.rows.map((r) => r.name),
     'A', 'S', 'SU', 'GR', 'HOLDIN',
   ];
 }
