@@ -156,13 +156,16 @@ const rankWholeBelow = (firstPage: number, need: number): number => firstPage * 
  */
 export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQuery, offset: number, limit: number, size: MatchSize): Promise<number[]> {
   const need = offset + limit;
-  // Past the last match (or none at all): nothing to rank, whatever the predicate would cost.
-  if ((await size.total) <= offset) return [];
   const whole = rankWholeBelow(ctx.rankWholeBelow, need);
+  const rankWhole = (): Promise<number[]> => ordered(pool, q, q.sql.fork(), q.where, offset, limit);
   // Postings of an unfiltered slice are all matches: reading them beats ranking even a few.
-  if (!(q.postings && !q.postings.filtered) && (size.bound <= whole || (await size.total) <= whole)) {
-    return ordered(pool, q, q.sql.fork(), q.where, offset, limit);
-  }
+  const mayRankWhole = !(q.postings && !q.postings.filtered);
+  // Few matches by the dictionary's bound: ranked at once, while the total is still being counted.
+  if (mayRankWhole && size.bound <= whole) return rankWhole();
+  const total = await size.total;
+  // Past the last match (or none at all): nothing to rank, whatever the predicate would cost.
+  if (total <= offset) return [];
+  if (mayRankWhole && total <= whole) return rankWhole();
   if (q.postings) {
     const sql = q.sql.fork();
     const exact = q.tiers.slice(0, q.postings.exactTiers).map((t) => t(sql));
