@@ -11,8 +11,8 @@ export type PoolClient = pg.PoolClient;
 
 export function createPool(url: string, max: number, applicationName = 'registry-lookup', statementTimeoutMs = 0): pg.Pool {
   // An explicit search_path: the default "$user" would pick a schema named like the login role.
-  // The trigram threshold of `%` (fuzzy word expansion): 0.2 admits one typo in a four-letter word.
-  const options = `-c search_path=public -c pg_trgm.similarity_threshold=0.2 -c statement_timeout=${Math.trunc(statementTimeoutMs)}`;
+  // (Word expansion sets its own trigram thresholds, per query: src/search/terms.ts.)
+  const options = `-c search_path=public -c statement_timeout=${Math.trunc(statementTimeoutMs)}`;
   const pool = new pg.Pool({ connectionString: url, max, application_name: applicationName, options });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});

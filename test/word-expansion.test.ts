@@ -1,0 +1,99 @@
+// Word expansion (terms.ts) searches the dictionary's trigram index at a threshold computed from each
+// query word: the least similarity any word within its allowed edits can have. These tests hold that
+// bound against pg_trgm itself and the expansions against a brute-force edit distance scan.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { trigramCount } from '../src/search/normalize.js';
+import { editsAllowed, expandWords, similarityBound } from '../src/search/terms.js';
+import { testDatabase, type TestDatabase } from './support/database.js';
+
+let db: TestDatabase;
+before(async () => (db = await testDatabase()));
+after(async () => db.close());
+
+/** A small seeded generator (mulberry32): the same words every run. */
+function rng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** `word` with up to `edits` random substitutions, insertions or deletions. */
+function mistype(word: string, edits: number, random: () => number): string {
+  const chars = word.split('');
+  for (let e = 0; e < edits; e++) {
+    const at = Math.floor(random() * chars.length);
+    const letter = LETTERS[Math.floor(random() * 26)]!;
+    const kind = random();
+    if (kind < 0.34) chars[at] = letter;
+    else if (kind < 0.67) chars.splice(at, 0, letter);
+    else if (chars.length > 1) chars.splice(at, 1);
+  }
+  return chars.join('');
+}
+
+/** Words of 4 to 13 letters, some with repeated letters (repeated trigrams). */
+function words(count: number, random: () => number): string[] {
+  return Array.from({ length: count }, () => {
+    const length = 4 + Math.floor(random() * 10);
+    const alphabet = random() < 0.2 ? 'ABS' : LETTERS.slice(0, 26);
+    return Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]!).join('');
+  });
+}
+
+describe('word expansion thresholds', () => {
+  it('counts a word\'s trigrams as pg_trgm does', async () => {
+    const sample = [...words(200, rng(1)), 'AAAA', 'ABAB', 'O1O1O1', 'X'];
+    const { rows } = await db.pool.query<{ w: string; n: number }>('SELECT w, array_length(show_trgm(w), 1) AS n FROM unnest($1::text[]) w', [sample]);
+    for (const r of rows) assert.equal(trigramCount(r.w), r.n, r.w);
+  });
+
+  it('bounds the similarity of every word within the allowed edits', async () => {
+    const random = rng(2);
+    const pairs = words(3000, random).map((w) => {
+      const q = mistype(w, 1 + Math.floor(random() * 2), random);
+      return { q, w };
+    }).filter(({ q }) => editsAllowed(q) > 0);
+    const { rows } = await db.pool.query<{ q: string; w: string; d: number; sim: number }>(
+      `SELECT q, w, levenshtein(q, w) AS d, similarity(q, w) AS sim FROM unnest($1::text[], $2::text[]) AS t(q, w)`,
+      [pairs.map((p) => p.q), pairs.map((p) => p.w)],
+    );
+    let tight = 0;
+    for (const r of rows.filter((x) => x.d <= editsAllowed(x.q))) {
+      const bound = similarityBound(r.q, editsAllowed(r.q));
+      assert.ok(r.sim >= bound, `${r.q} ~ ${r.w}: similarity ${r.sim} below the bound ${bound}`);
+      if (r.sim - bound < 0.01) tight++;
+    }
+    assert.ok(tight > 10, `the bound is reached (${tight} pairs within 0.01): it is not looser than it must be`);
+  });
+
+  it('expands to exactly the dictionary words within the allowed edits, words of both edit classes in one query', async () => {
+    const random = rng(3);
+    const base = words(400, random);
+    // The dictionary: the words and a few misspellings of each, so that every query has neighbours.
+    const dictionary = [...new Set(base.flatMap((w) => [w, mistype(w, 1, random), mistype(w, 2, random), mistype(w, 3, random)]))];
+    await db.pool.query('INSERT INTO registry.entity_words (word, n) SELECT w, 1 FROM unnest($1::text[]) w ON CONFLICT DO NOTHING', [dictionary]);
+    let compared = 0;
+    for (let i = 0; i + 1 < base.length; i += 2) {
+      // Two words (a short and a long one, usually: one and two edits), then a word kept from the prefix tier.
+      const query = [mistype(base[i]!, 1 + Math.floor(random() * 2), random), mistype(base[i + 1]!, 1, random), 'ZZZ'];
+      const terms = await expandWords(db.pool, 'entity_words', query);
+      for (const term of terms.slice(0, 2)) {
+        const d = editsAllowed(term.word);
+        const { rows } = await db.pool.query<{ word: string }>(
+          'SELECT word FROM registry.entity_words WHERE levenshtein(word, $1) <= $2 ORDER BY word',
+          [term.word, d],
+        );
+        assert.deepEqual(term.expansions, rows.map((r) => r.word), `expansions of ${term.word} (${d} edits)`);
+        compared += rows.length;
+      }
+    }
+    assert.ok(compared > 300, `the queries had neighbours to find (${compared})`);
+  });
+});
