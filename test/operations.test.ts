@@ -77,6 +77,15 @@ describe('entity search', () => {
     }
   });
 
+  it('prefers the legal form asked for among names alike but for it, else the newer', async () => {
+    // ACME HOLDINGS LLC (2020) and ACME HOLDINGS, INC. (2021): equally similar to a mistyped name.
+    const firstTwo = async (q: string): Promise<string[]> => docs(await get(`/v1/entities/search?name=${encodeURIComponent(q)}`)).slice(0, 2);
+    assert.deepEqual(await firstTwo('acme holdngs llc'), ['L20000000001', 'P21000000002']);
+    assert.deepEqual(await firstTwo('acme holdngs incorporated'), ['P21000000002', 'L20000000001']);
+    assert.deepEqual(await firstTwo('acme holdngs'), ['P21000000002', 'L20000000001']);
+    assert.deepEqual(await firstTwo('holdngs acme l.l.c.'), ['L20000000001', 'P21000000002']);
+  });
+
   it('reports the exact total, has_more and the clamped limit', async () => {
     // ACME, ACMEE (one edit) and every word beginning ACME: six entities.
     const page = (await get('/v1/entities/search?name=acme&limit=2&offset=1')).json();

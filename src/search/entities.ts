@@ -3,7 +3,7 @@
 // 12.6 million entities.
 import type pg from 'pg';
 import { countSlice, type SliceCount } from './counts.js';
-import { nameKey, personKey } from './normalize.js';
+import { legalForm, nameKey, personKey } from './normalize.js';
 import type { Page } from './paging.js';
 import { agentWords } from './people.js';
 import { rankedPage, type MatchSize } from './ranked.js';
@@ -211,6 +211,11 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
     return rows.map((r) => r.id);
   }
   const { norm, core } = name as { norm: string; core: string };
+  const slice = postingSlice(name, conds.length > 1);
+  // The query's legal form decides between rows alike in similarity (names differing in it alone);
+  // the postings' order has no place for it. (A form is one of a few fixed words: safe inline.)
+  const form = slice.postings ? null : legalForm(norm);
+  const formFirst = form ? `(e.name_norm LIKE '% ${form}') DESC, ` : '';
   return rankedPage(
     pool,
     ctx,
@@ -223,10 +228,10 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
       text: 'e.name_core',
       trgm: 'e.name_trgm',
       query: core,
-      tiebreak: 'e.filing_date DESC NULLS LAST, e.document_number ASC',
+      tiebreak: `${formFirst}e.filing_date DESC NULLS LAST, e.document_number ASC`,
       sql,
       // The name is one condition; any other is a filter.
-      ...postingSlice(name, conds.length > 1),
+      ...slice,
     },
     q.offset,
     q.limit,

@@ -30,8 +30,17 @@ const LEGAL_WORDS: Readonly<Record<string, string>> = {
   LIMITED: 'LTD',
 };
 
+/** Legal forms as normalized names spell them. */
+const LEGAL_FORMS = new Set(['LLC', 'INC', 'CORP', 'CO', 'LTD', 'PA', 'PL', 'LP', 'LLP', 'LLLP', 'PLLC', 'PC']);
+
 /** Words that never decide a match: legal forms and the commonest function words. */
-const WEAK_WORDS = new Set(['LLC', 'INC', 'CORP', 'CO', 'LTD', 'PA', 'PL', 'LP', 'LLP', 'LLLP', 'PLLC', 'PC', 'THE', 'AND', 'OF']);
+const WEAK_WORDS = new Set([...LEGAL_FORMS, 'THE', 'AND', 'OF']);
+
+/** The legal form a normalized name ends with (`LLC` of `ACME HOLDINGS LLC`), if any. */
+export function legalForm(norm: string): string | null {
+  const last = norm.slice(norm.lastIndexOf(' ') + 1);
+  return last !== norm && LEGAL_FORMS.has(last) ? last : null;
+}
 
 /**
  * Upper case, accents stripped, `&` read as AND, apostrophes and periods dropped inside words
