@@ -30,17 +30,50 @@ interface Sampled {
 
 const q = (params: Record<string, string | number>): string => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
-/** One character of the longest word changed to its neighbour in the alphabet: a typo. */
-function typo(name: string, r: Rng): string | null {
-  const words = name.split(' ');
-  const longest = words.reduce((a, b) => (b.length > a.length ? b : a), '');
-  if (longest.length < 5) return null;
-  const at = 1 + r.int(longest.length - 2);
-  const c = longest.charCodeAt(at);
-  const swapped = String.fromCharCode(c === 90 ? 89 : c === 57 ? 56 : c + 1);
-  const word = longest.slice(0, at) + swapped + longest.slice(at + 1);
-  return words.map((w) => (w === longest ? word : w)).join(' ');
+/**
+ * A registered name (normalized: punctuation and case are the variant kind's business) with one
+ * change to its core words, its legal form kept: what a person copying the name gets wrong.
+ */
+function changedName(norm: string, core: string, change: (coreWords: string[]) => string[] | null): string | null {
+  const words = norm.split(' ');
+  const coreWords = core.split(' ');
+  // The core words' places in the full name, in order (the legal form and THE/AND/OF stay put).
+  const places: number[] = [];
+  for (const w of coreWords) {
+    const at = words.findIndex((x, i) => x === w && !places.includes(i));
+    if (at < 0) return null;
+    places.push(at);
+  }
+  const changed = change(coreWords);
+  if (!changed) return null;
+  const out = words.map((w, i) => (places.includes(i) ? null : w));
+  changed.forEach((w, k) => (out[places[k]!] = w));
+  return out.filter((w): w is string => w !== null && w !== '').join(' ');
 }
+
+/** One character of the longest core word changed to its neighbour in the alphabet: a typo. */
+function typo(e: Sampled, r: Rng): string | null {
+  return changedName(e.name_norm, e.name_core, (words) => {
+    const longest = words.reduce((a, b) => (b.length > a.length ? b : a), '');
+    if (longest.length < 5) return null;
+    const at = 1 + r.int(longest.length - 2);
+    const c = longest.charCodeAt(at);
+    const word = longest.slice(0, at) + String.fromCharCode(c === 90 ? 89 : c === 57 ? 56 : c + 1) + longest.slice(at + 1);
+    return words.map((w) => (w === longest ? word : w));
+  });
+}
+
+/** A core word other than the first left out (names of three core words or more). */
+const droppedWord = (e: Sampled, r: Rng): string | null =>
+  changedName(e.name_norm, e.name_core, (words) => {
+    if (words.length < 3) return null;
+    const drop = 1 + r.int(words.length - 1);
+    return words.map((w, i) => (i === drop ? '' : w));
+  });
+
+/** The first two core words the other way round. */
+const swappedWords = (e: Sampled): string | null =>
+  changedName(e.name_norm, e.name_core, (words) => (words.length >= 2 ? [words[1]!, words[0]!, ...words.slice(2)] : null));
 
 const SUFFIX_VARIANTS: Array<[RegExp, string]> = [
   [/\bLLC\b\.?$/, 'L.L.C.'],
@@ -85,14 +118,13 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
   };
   for (const e of entities.slice(0, perKind)) {
     add('exact', { name: e.name }, e);
-    const t = typo(e.name_core, r);
+    const t = typo(e, r);
     if (t) add('typo', { name: t }, e);
+    const dropped = droppedWord(e, r);
+    if (dropped) add('dropped_word', { name: dropped }, e);
+    const swapped = swappedWords(e);
+    if (swapped) add('swapped_words', { name: swapped }, e);
     const words = e.name_core.split(' ');
-    if (words.length >= 3) {
-      const drop = 1 + r.int(words.length - 1);
-      add('dropped_word', { name: words.filter((_, i) => i !== drop).join(' ') }, e);
-    }
-    if (words.length >= 2) add('swapped_words', { name: [words[1], words[0], ...words.slice(2)].join(' ') }, e);
     add('variant', { name: variant(e.name) }, e);
     add('first_word', { name: words[0]! });
     add('common_word', { name: r.pick(common) });
