@@ -44,8 +44,10 @@ function address(a: { line1: string | null; line2: string | null; city: string |
 }
 
 export async function entityDetail(pool: pg.Pool, documentNumber: string) {
-  const { rows } = await pool.query<Row>(
-    `SELECT e.document_number, e.name, e.status, e.entity_type, e.filing_date::text, e.fei, e.state_of_formation,
+  // Named: the most frequent query, parsed and planned once per connection.
+  const { rows } = await pool.query<Row>({
+    name: 'entity_detail',
+    text: `SELECT e.document_number, e.name, e.status, e.entity_type, e.filing_date::text, e.fei, e.state_of_formation,
             e.principal_addr1 AS p_addr1, e.principal_addr2 AS p_addr2, e.principal_city AS p_city, e.principal_state AS p_state,
             e.principal_zip5 AS p_zip5, e.principal_zip4 AS p_zip4, e.principal_zip AS p_zip, e.principal_country AS p_country,
             e.mailing_addr1 AS m_addr1, e.mailing_addr2 AS m_addr2, e.mailing_city AS m_city, e.mailing_state AS m_state,
@@ -62,8 +64,8 @@ export async function entityDetail(pool: pg.Pool, documentNumber: string) {
             (SELECT max(ev.filed_date)::text FROM registry.events ev WHERE ev.document_number = e.document_number) AS last_event_date,
             (SELECT to_char(last_import_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') FROM dataset_state) AS last_import_at
      FROM registry.entities e WHERE e.document_number = $1`,
-    [documentNumber],
-  );
+    values: [documentNumber],
+  });
   const r = rows[0];
   if (!r) return null;
   const active = r.status === 'A';
