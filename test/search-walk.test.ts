@@ -114,3 +114,27 @@ describe('relevance pages: postings and walking agree with ranking every match',
     }
   });
 });
+
+describe('officer exact tier', () => {
+  it('puts an officer named exactly a common word first, before one named it twice', async () => {
+    const { rows } = await db.pool.query<{ word: string }>(`SELECT word FROM registry.officer_words WHERE frequent AND length(word) >= 3 AND word < 'Y' ORDER BY n DESC, word LIMIT 1`);
+    const word = rows[0]!.word;
+    // Two officers renamed (the last test here: the data is not restored): one named W alone but
+    // shown as ZZZZ, so that only its tier puts it before W W (same similarity, name sorts after).
+    const renamed = await db.pool.query<{ document_number: string; name: string }>(
+      `UPDATE registry.officers o SET name = v.shown, name_norm = v.norm, name_sorted = v.norm, name_words = ARRAY[$1]
+       FROM (SELECT document_number, slot,
+                    CASE WHEN row_number() OVER (ORDER BY document_number DESC, slot) = 1 THEN 'ZZZZ' ELSE $1 || ' ' || $1 END AS shown,
+                    CASE WHEN row_number() OVER (ORDER BY document_number DESC, slot) = 1 THEN $1 ELSE $1 || ' ' || $1 END AS norm
+             FROM registry.officers WHERE NOT ($1 = ANY(name_words)) ORDER BY document_number DESC, slot LIMIT 2) v
+       WHERE o.document_number = v.document_number AND o.slot = v.slot
+       RETURNING o.document_number, o.name`,
+      [word],
+    );
+    assert.equal(renamed.rowCount, 2);
+    for (const search of [whole, walked]) {
+      const page = await search.officers({ name: word, limit: 20, offset: 0 });
+      assert.deepEqual(page.hits.slice(0, 2).map((h) => h.officer_name), ['ZZZZ', `${word} ${word}`]);
+    }
+  });
+});

@@ -43,6 +43,17 @@ interface PersonQuery {
   readonly tiebreak: string;
   /** An index on (trgm, tiebreak) serves single frequent words in final order (ranked.ts). */
   readonly trigramOrdered: boolean;
+  /**
+   * `norm` holds every word of the name (no weak words dropped): a one-word query's exact tier is
+   * then `norm` equal to the word, which the norm index answers (`sorted` has no index).
+   */
+  readonly normHoldsEveryWord: boolean;
+}
+
+/** The exact tier: the same words in any order. */
+function exactTier(k: PersonQuery, words: string[], norm: string): (s: Sql) => string {
+  if (k.normHoldsEveryWord && words.length === 1 && words[0] === norm) return (s) => `${k.norm} = ${s.p(norm)}`;
+  return (s) => `${k.sorted} = ${s.p(sortedWords(words))}`;
 }
 
 /** A name condition (1 or 2 characters: the start of the name; else by words) and the terms used. */
@@ -91,7 +102,7 @@ async function searchNames(
             from: k.from,
             ref: k.ref,
             where: condition,
-            tiers: [(s) => `${k.sorted} = ${s.p(sortedWords(q.words ?? []))}`, (s) => `${k.norm} LIKE ${s.p(q.norm)} || '%'`],
+            tiers: [exactTier(k, q.words ?? [], q.norm), (s) => `${k.norm} LIKE ${s.p(q.norm)} || '%'`],
             text: k.norm,
             trgm: k.trgm,
             query: q.norm,
@@ -117,6 +128,7 @@ const OFFICERS: PersonQuery = {
   dictionary: 'officer_words',
   tiebreak: 'o.name ASC, o.document_number ASC, o.slot ASC',
   trigramOrdered: true,
+  normHoldsEveryWord: true,
 };
 
 export async function searchOfficers(pool: pg.Pool, ctx: SearchContext, q: PageRequest & { name?: string; title?: string }): Promise<Page<OfficerHit>> {
@@ -156,6 +168,8 @@ const AGENTS: PersonQuery = {
   dictionary: 'agent_words',
   tiebreak: 'a.entity_count DESC, a.name ASC, a.zip5 ASC',
   trigramOrdered: false,
+  // An agent's key keeps its legal form (SMITH LLC), its words do not.
+  normHoldsEveryWord: false,
 };
 
 export async function searchAgents(pool: pg.Pool, ctx: SearchContext, q: PageRequest & { name?: string }): Promise<Page<AgentHit>> {
