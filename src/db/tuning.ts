@@ -22,6 +22,10 @@ export function embeddedServerSettings(): string[] {
     'jit=off',
     'random_page_cost=1.1',
     'effective_io_concurrency=64',
+    // No replica ever follows the embedded server: tables a load creates and fills in one transaction
+    // (COPY, index builds) then skip the write-ahead log instead of writing every byte twice.
+    'wal_level=minimal',
+    'max_wal_senders=0',
     'max_wal_size=8GB',
     'checkpoint_timeout=15min',
     'wal_compression=on',

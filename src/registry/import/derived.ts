@@ -102,6 +102,8 @@ function inactivationsSql(s: Schema, where: string): string {
 
 /** Builds every corporate-derived table of a freshly loaded schema. */
 export async function buildCorporateDerived(client: pg.PoolClient, s: Schema, frequentWord = FREQUENT_WORD): Promise<void> {
+  // Sorting and grouping whole tables is maintenance work: sized as such, not as one query's sort.
+  await client.query(`SELECT set_config('work_mem', current_setting('maintenance_work_mem'), true)`);
   await client.query(agentGroupsSql(s, ''));
   for (const d of DICTIONARIES) {
     await client.query(
