@@ -121,17 +121,17 @@ describe('officer exact tier', () => {
     const word = rows[0]!.word;
     // Two officers renamed (the last test here: the data is not restored): one named W alone but
     // shown as ZZZZ, so that only its tier puts it before W W (same similarity, name sorts after).
-    const renamed = await db.pool.query<{ document_number: string; name: string }>(
-      `UPDATE registry.officers o SET name = v.shown, name_norm = v.norm, name_sorted = v.norm, name_words = ARRAY[$1]
-       FROM (SELECT document_number, slot,
-                    CASE WHEN row_number() OVER (ORDER BY document_number DESC, slot) = 1 THEN 'ZZZZ' ELSE $1 || ' ' || $1 END AS shown,
-                    CASE WHEN row_number() OVER (ORDER BY document_number DESC, slot) = 1 THEN $1 ELSE $1 || ' ' || $1 END AS norm
-             FROM registry.officers WHERE NOT ($1 = ANY(name_words)) ORDER BY document_number DESC, slot LIMIT 2) v
-       WHERE o.document_number = v.document_number AND o.slot = v.slot
-       RETURNING o.document_number, o.name`,
+    const two = await db.pool.query<{ document_number: string; slot: number }>(
+      'SELECT document_number, slot FROM registry.officers WHERE NOT ($1 = ANY(name_words)) ORDER BY document_number DESC, slot LIMIT 2',
       [word],
     );
-    assert.equal(renamed.rowCount, 2);
+    const rename = (o: { document_number: string; slot: number }, shown: string, norm: string) =>
+      db.pool.query(
+        'UPDATE registry.officers SET name = $3, name_norm = $4, name_sorted = $4, name_words = ARRAY[$5] WHERE document_number = $1 AND slot = $2',
+        [o.document_number, o.slot, shown, norm, word],
+      );
+    await rename(two.rows[0]!, 'ZZZZ', word);
+    await rename(two.rows[1]!, `${word} ${word}`, `${word} ${word}`);
     for (const search of [whole, walked]) {
       const page = await search.officers({ name: word, limit: 20, offset: 0 });
       assert.deepEqual(page.hits.slice(0, 2).map((h) => h.officer_name), ['ZZZZ', `${word} ${word}`]);
