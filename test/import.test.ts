@@ -178,4 +178,55 @@ describe('importer', () => {
     assert.ok([...seen].every((n) => n === before || n === 3000 + carried), `reader saw ${[...seen].join(', ')}`);
     assert.ok(seen.has(before));
   });
+
+  it('shows each registered agent by its most frequent spellings, kept by the difference through daily files', async () => {
+    // Every group as recounted from the entities themselves (mode() picks the first of equally frequent values).
+    const recount = `
+      SELECT agent_key, coalesce(agent_zip5, '') AS zip5, mode() WITHIN GROUP (ORDER BY agent_name) AS name,
+             mode() WITHIN GROUP (ORDER BY agent_city) AS city, mode() WITHIN GROUP (ORDER BY agent_state) AS state,
+             count(*)::int AS entity_count, min(agent_words) AS name_words
+      FROM registry.entities WHERE agent_key IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`;
+    const shown = 'SELECT agent_key, zip5, name, city, state, entity_count, name_words FROM registry.agents ORDER BY 1, 2';
+    const spellings = `
+      SELECT agent_key, coalesce(agent_zip5, '') AS zip5, agent_name AS name, agent_city AS city, agent_state AS state, agent_words AS words, count(*)::int AS n
+      FROM registry.entities WHERE agent_key IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6`;
+    const kept = `SELECT agent_key, zip5, name, city, state, words, n FROM registry.agent_spellings`;
+    const agreesWithEntities = async (): Promise<void> => {
+      assert.deepEqual(await q(shown), await q(recount));
+      assert.deepEqual(await q(`(${kept} EXCEPT ALL ${spellings}) UNION ALL (${spellings} EXCEPT ALL ${kept})`), []);
+      assert.deepEqual(await q('SELECT id FROM registry.agents GROUP BY id HAVING count(*) > 1'), []);
+    };
+    const firm = (doc: string, agent: string, agentCity?: string): Buffer => corporate({ doc, name: `FIRM ${doc} LLC`, agent, agentCity });
+    const group = async () => (await q(`SELECT id, name, city, entity_count FROM registry.agents WHERE agent_key = 'CORP SERVICE CO'`))[0];
+
+    await agreesWithEntities(); // as the snapshot above built them
+    await importFiles(db.pool, [
+      await write('20261020c.txt', fileOf([
+        firm('A00000000001', 'CORPORATION SERVICE COMPANY'),
+        firm('A00000000002', 'CORPORATION SERVICE COMPANY'),
+        firm('A00000000003', 'CORPORATION SERVICE COMPANY', 'TAMPA BAY'),
+        firm('A00000000004', 'CORPORATION SERVICE CO.', 'TAMPA BAY'),
+        firm('A00000000005', 'CORPORATION SERVICE CO.', 'TAMPA BAY'),
+        firm('A00000000007', 'ZEPHYR AGENTS LLC'), // a newer group numbered after it
+      ])),
+    ]);
+    const before = await group();
+    assert.deepEqual({ ...before, id: undefined }, { id: undefined, name: 'CORPORATION SERVICE COMPANY', city: 'TAMPA BAY', entity_count: 5 });
+    await agreesWithEntities();
+
+    // Two firms change to the shorter spelling, two leave for another agent, a new one arrives.
+    await importFiles(db.pool, [
+      await write('20261021c.txt', fileOf([
+        firm('A00000000001', 'CORPORATION SERVICE CO.'),
+        firm('A00000000002', 'REGISTERED AGENTS INC.'),
+        firm('A00000000003', 'CORPORATION SERVICE CO.', 'TAMPA BAY'),
+        firm('A00000000004', 'REGISTERED AGENTS INC.'),
+        firm('A00000000006', 'CORPORATION SERVICE CO.'),
+      ])),
+    ]);
+    // CO. 4, COMPANY none; TAMPA 2 against TAMPA BAY 2, the tie to the first in order. Same id.
+    assert.deepEqual(await group(), { id: before!.id, name: 'CORPORATION SERVICE CO.', city: 'TAMPA', entity_count: 4 });
+    await agreesWithEntities();
+    assert.deepEqual(await q(`SELECT name, n FROM registry.agent_spellings WHERE name = 'CORPORATION SERVICE COMPANY'`), []);
+  });
 });

@@ -28,6 +28,7 @@ export interface Corp {
   street?: string;
   agent?: string;
   agentType?: 'P' | 'C';
+  agentCity?: string;
   officers?: Array<{ title: string; name: string; type?: 'P' | 'C' }>;
 }
 
@@ -43,7 +44,7 @@ export function corporate(c: Corp): Buffer {
     [473, c.fileDate ?? '01152020'],
     [495, 'N'],
   ];
-  if (c.agent) fields.push([545, c.agent], [587, c.agentType ?? 'C'], [588, '9 AGENT WAY'], [630, 'TAMPA'], [658, 'FL'], [660, '33602']);
+  if (c.agent) fields.push([545, c.agent], [587, c.agentType ?? 'C'], [588, '9 AGENT WAY'], [630, c.agentCity ?? 'TAMPA'], [658, 'FL'], [660, '33602']);
   (c.officers ?? []).forEach((o, i) => fields.push([slot(i + 1), o.title], [slot(i + 1) + 4, o.type ?? 'P'], [slot(i + 1) + 5, o.name]));
   return record(1440, fields, 0x00);
 }

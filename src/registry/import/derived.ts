@@ -19,27 +19,39 @@ const DICTIONARIES = [
 
 type Source = (typeof DICTIONARIES)[number]['source'];
 
+/** An entity row's agent spelling: the columns of `agent_spellings` but its count. */
+const SPELLING = `agent_key, coalesce(agent_zip5, '') AS zip5, agent_name AS name, agent_city AS city, agent_state AS state, agent_words AS words`;
+
 /**
- * Agent groups for the given (agent_key, zip5) pairs, or all of them, numbered after the highest id.
- * Name, city and state shown are the group's most common spellings; the sorted-name key is
- * computed once per group rather than once per entity row (12.6M rows at full scale).
+ * The agent groups of the spellings `where` selects (see agent_spellings in migration 017). A group
+ * shows its most frequent name, city and state, the first in sort order among equally frequent ones
+ * (as mode() would over its entities); most groups have a single spelling, and only the others are
+ * sorted for it. The sorted-name key is computed once per group. A group in `kept` keeps its id; the
+ * others are numbered after the highest id of the table and of `kept`.
  */
-function agentGroupsSql(s: Schema, where: string): string {
+function agentGroupsSql(s: Schema, where: string, kept: string): string {
+  const shown = (col: string): string => `
+    SELECT DISTINCT ON (agent_key, zip5) agent_key, zip5, ${col} FROM (
+      SELECT agent_key, zip5, ${col}, sum(n) AS n FROM several WHERE ${col} IS NOT NULL GROUP BY 1, 2, 3
+    ) x ORDER BY agent_key, zip5, n DESC, ${col}`;
+  const one = (col: string, alias: string): string => `CASE WHEN g.spellings = 1 THEN g.${col} ELSE ${alias}.${col} END`;
   return `
+    WITH sp AS MATERIALIZED (SELECT * FROM ${s}.agent_spellings WHERE n > 0 ${where}),
+    g AS MATERIALIZED (
+      SELECT agent_key, zip5, sum(n) AS entity_count, min(words) AS name_words, count(*) AS spellings,
+             min(name) AS name, min(city) AS city, min(state) AS state
+      FROM sp GROUP BY 1, 2),
+    several AS MATERIALIZED (SELECT sp.* FROM sp JOIN g USING (agent_key, zip5) WHERE g.spellings > 1)
     INSERT INTO ${s}.agents (agent_key, zip5, name, city, state, entity_count, name_sorted, name_words, id)
-    SELECT g.agent_key, g.zip5, g.name, g.city, g.state, g.entity_count,
+    SELECT g.agent_key, g.zip5, ${one('name', 'nm')}, ${one('city', 'ct')}, ${one('state', 'st')}, g.entity_count,
            array_to_string(ARRAY(SELECT unnest(g.name_words) ORDER BY 1), ' '), g.name_words,
-           (SELECT coalesce(max(id), 0) FROM ${s}.agents) + row_number() OVER (ORDER BY g.agent_key, g.zip5)
-    FROM (
-      SELECT e.agent_key, coalesce(e.agent_zip5, '') AS zip5,
-             mode() WITHIN GROUP (ORDER BY e.agent_name) AS name,
-             mode() WITHIN GROUP (ORDER BY e.agent_city) AS city,
-             mode() WITHIN GROUP (ORDER BY e.agent_state) AS state,
-             count(*) AS entity_count, min(e.agent_words) AS name_words
-      FROM ${s}.entities e
-      WHERE e.agent_key IS NOT NULL ${where}
-      GROUP BY e.agent_key, coalesce(e.agent_zip5, '')
-    ) g`;
+           coalesce(k.id, greatest((SELECT max(id) FROM ${s}.agents), (SELECT max(id) FROM ${kept}), 0)
+                          + row_number() OVER (PARTITION BY k.id IS NULL ORDER BY g.agent_key, g.zip5))
+    FROM g
+    LEFT JOIN (${shown('name')}) nm USING (agent_key, zip5)
+    LEFT JOIN (${shown('city')}) ct USING (agent_key, zip5)
+    LEFT JOIN (${shown('state')}) st USING (agent_key, zip5)
+    LEFT JOIN ${kept} k USING (agent_key, zip5)`;
 }
 
 /**
@@ -104,7 +116,11 @@ function inactivationsSql(s: Schema, where: string): string {
 export async function buildCorporateDerived(client: pg.PoolClient, s: Schema, frequentWord = FREQUENT_WORD): Promise<void> {
   // Sorting and grouping whole tables is maintenance work: sized as such, not as one query's sort.
   await client.query(`SELECT set_config('work_mem', current_setting('maintenance_work_mem'), true)`);
-  await client.query(agentGroupsSql(s, ''));
+  await client.query(`
+    INSERT INTO ${s}.agent_spellings (agent_key, zip5, name, city, state, words, n)
+    SELECT ${SPELLING}, count(*) FROM ${s}.entities WHERE agent_key IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6`);
+  // The table is empty here: every group is new.
+  await client.query(agentGroupsSql(s, '', `${s}.agents`));
   for (const d of DICTIONARIES) {
     await client.query(
       `INSERT INTO ${s}.${d.table} (word, n, frequent)
@@ -149,20 +165,41 @@ async function moveDictionary(client: pg.PoolClient, s: Schema, table: string, c
     ON CONFLICT (word) DO UPDATE SET n = dict.n + excluded.n`);
 }
 
-/** After a change set: recounts the agent groups it touched, and moves dictionaries and counts. */
-export async function refreshCorporateDerived(client: pg.PoolClient, s: Schema): Promise<void> {
+/**
+ * Moves the agent spellings by the rows leaving (`old_entities`) and arriving (`chg_entities`), then
+ * reshows the groups they belong to from their spellings (ids kept). Leaves the groups' rows before
+ * and after in `old_agents` and `new_agents`.
+ */
+async function refreshAgents(client: pg.PoolClient, s: Schema): Promise<void> {
   await client.query(`
-    CREATE TEMP TABLE touched_agents ON COMMIT DROP AS
-    SELECT agent_key, coalesce(agent_zip5, '') AS zip5 FROM old_entities WHERE agent_key IS NOT NULL
-    UNION SELECT agent_key, coalesce(agent_zip5, '') FROM chg_entities WHERE agent_key IS NOT NULL`);
+    CREATE TEMP TABLE spelling_moves ON COMMIT DROP AS
+    SELECT agent_key, zip5, name, city, state, words, sum(delta)::int AS delta FROM (
+      SELECT ${SPELLING}, 1 AS delta FROM chg_entities WHERE agent_key IS NOT NULL
+      UNION ALL SELECT ${SPELLING}, -1 FROM old_entities WHERE agent_key IS NOT NULL
+    ) moves GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(delta) <> 0`);
+  const same = `sp.agent_key = m.agent_key AND sp.zip5 = m.zip5 AND sp.name = m.name AND sp.city IS NOT DISTINCT FROM m.city
+    AND sp.state IS NOT DISTINCT FROM m.state AND sp.words = m.words`;
+  await client.query(`UPDATE ${s}.agent_spellings sp SET n = sp.n + m.delta FROM spelling_moves m WHERE ${same}`);
+  await client.query(`
+    INSERT INTO ${s}.agent_spellings (agent_key, zip5, name, city, state, words, n)
+    SELECT * FROM spelling_moves m WHERE NOT EXISTS (SELECT 1 FROM ${s}.agent_spellings sp WHERE ${same})`);
+  await client.query(`DELETE FROM ${s}.agent_spellings sp USING spelling_moves m WHERE ${same} AND sp.n = 0`);
+
+  await client.query(`
+    CREATE TEMP TABLE touched_agents ON COMMIT DROP AS SELECT DISTINCT agent_key, zip5 FROM spelling_moves`);
   await client.query(`
     CREATE TEMP TABLE old_agents ON COMMIT DROP AS
     SELECT a.* FROM ${s}.agents a JOIN touched_agents t ON a.agent_key = t.agent_key AND a.zip5 = t.zip5`);
   await client.query(`DELETE FROM ${s}.agents a USING touched_agents t WHERE a.agent_key = t.agent_key AND a.zip5 = t.zip5`);
-  await client.query(agentGroupsSql(s, `AND (e.agent_key, coalesce(e.agent_zip5, '')) IN (SELECT agent_key, zip5 FROM touched_agents)`));
+  await client.query(agentGroupsSql(s, `AND (agent_key, zip5) IN (SELECT agent_key, zip5 FROM touched_agents)`, 'old_agents'));
   await client.query(`
     CREATE TEMP TABLE new_agents ON COMMIT DROP AS
     SELECT a.* FROM ${s}.agents a JOIN touched_agents t ON a.agent_key = t.agent_key AND a.zip5 = t.zip5`);
+}
+
+/** After a change set: reshows the agent groups it touched, and moves dictionaries and counts. */
+export async function refreshCorporateDerived(client: pg.PoolClient, s: Schema): Promise<void> {
+  await refreshAgents(client, s);
 
   const rows: Record<Source, [string, string]> = {
     entities: ['old_entities', 'chg_entities'],

@@ -37,7 +37,7 @@ const corporateUnit: Unit = {
     { table: 'entities', columns: ENTITY_COLUMNS },
     { table: 'officers', columns: OFFICER_COLUMNS },
   ],
-  derived: ['agents', 'entity_words', 'officer_words', 'agent_words', 'address_words', 'entity_counts', 'entity_day_counts', 'entity_postings'],
+  derived: ['agent_spellings', 'agents', 'entity_words', 'officer_words', 'agent_words', 'address_words', 'entity_counts', 'entity_day_counts', 'entity_postings'],
   async read(file, [entities, officers], progress) {
     if (file.contentBytes >= PARALLEL_FROM_BYTES) return readCorporateInParallel(file, [entities!, officers!], parseWorkers(), progress);
     let id = 0;
