@@ -183,6 +183,22 @@ describe('metering', () => {
     assert.equal((await t.get('/v1/account/usage', key.key)).json().data.events_count, 20);
   });
 
+  it('checks requests of one key arriving together in one batch, each answered as if it had come alone', async () => {
+    const { workspace, key } = await t.workspace('free_trial');
+    await adjustCredits(t.db.pool, workspace.id, -498, 'test: 2 left', t.clock);
+    const ask = (reserve: boolean, leadFeed = false, surface: 'rest' | 'mcp' = 'rest') =>
+      t.app.gate.check({ key: key.key, surface, reserve, leadFeed, csv: false, requestId: `req_batch_${reserve}_${leadFeed}_${surface}` });
+    // The first goes alone; the other five wait for it and go together, in this order.
+    const answers = await Promise.all([ask(true), ask(false), ask(true, true), ask(true), ask(true, false, 'mcp'), ask(true)]);
+    assert.deepEqual(
+      answers.map((a) => [a.outcome, a.reservation !== null]),
+      [['ok', true], ['ok', false], ['forbidden', false], ['ok', true], ['mcp_disabled', false], ['payment_required', false]],
+    );
+    assert.equal(new Set(answers.map((a) => a.reservation).filter((r) => r !== null)).size, 2);
+    for (const a of answers) if (a.reservation !== null) await t.app.gate.settle(a.reservation, true);
+    assert.equal((await consistent(workspace.id)).balance, 2);
+  });
+
   it('a 404 costs one credit; 400, 401 and 403 cost nothing', async () => {
     const { workspace, key } = await t.workspace('pro');
     const before = (await consistent(workspace.id)).monthly_remaining;

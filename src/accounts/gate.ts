@@ -1,6 +1,7 @@
 // The accounts side of a request: who calls (authentication), whether their plan lets them, and
-// the credit reserved before the handler runs and settled after. One round trip each, both in SQL
-// (src/db/migrations/003_accounts.sql) so that concurrent requests and instances stay exact.
+// the credit reserved before the handler runs and settled after. Both in SQL
+// (src/db/migrations/003_accounts.sql) so that concurrent requests and instances stay exact;
+// requests of one key that arrive while its previous check is in the database go in together.
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import { hashKey, type KeyKind } from './keys.js';
@@ -37,6 +38,7 @@ export interface GateRequest {
 }
 
 interface GateRow {
+  i: number;
   outcome: GateOutcome;
   workspace_id: string | null;
   key_id: string | null;
@@ -51,6 +53,16 @@ interface GateRow {
 /** Reservations older than this belong to a request that died; the sweeper releases them. */
 export const RESERVATION_TIMEOUT_MS = 5 * 60 * 1000;
 
+/** The most requests of one key checked in one transaction. */
+const MAX_BATCH = 64;
+
+interface Waiting {
+  readonly req: GateRequest;
+  readonly now: Date;
+  resolve(result: GateResult): void;
+  reject(err: unknown): void;
+}
+
 /** Kept credits are settled in batches this often (a crash before then refunds them: under-billing, never over). */
 const SETTLE_BATCH_MS = 50;
 
@@ -58,6 +70,8 @@ export class Gate {
   private kept: number[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  /** Requests waiting for their key's check in the database to end; a key is here while one runs. */
+  private readonly waiting = new Map<string, Waiting[]>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -66,17 +80,48 @@ export class Gate {
     private readonly onError: (err: unknown) => void = () => {},
   ) {}
 
-  async check(req: GateRequest): Promise<GateResult> {
-    const { rows } = await this.pool.query<GateRow>({
-      name: 'api_gate',
-      text: 'SELECT * FROM api_gate($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-      values: [hashKey(req.key, this.pepper), req.surface, req.reserve, req.leadFeed, req.csv, this.clock.now(), req.requestId, TRIAL_DAYS, TRIAL_CAP, TEST_KEY_MONTHLY_CREDITS],
+  /**
+   * Checks a request. The first of a key goes to the database at once; those arriving meanwhile wait
+   * and go together next, in arrival order (api_gate_batch, migration 018), so one busy workspace
+   * takes its row lock and commits once per batch instead of once per request.
+   */
+  check(req: GateRequest): Promise<GateResult> {
+    return new Promise((resolve, reject) => {
+      const entry: Waiting = { req, now: this.clock.now(), resolve, reject };
+      const queue = this.waiting.get(req.key);
+      if (queue) queue.push(entry);
+      else {
+        this.waiting.set(req.key, []);
+        void this.run(req.key, [entry]);
+      }
     });
-    const r = rows[0]!;
-    const caller: Caller | null = r.workspace_id
-      ? { workspaceId: r.workspace_id, keyId: r.key_id!, keyKind: r.key_kind!, plan: r.plan!, perMinute: r.per_minute! }
-      : null;
-    return { outcome: r.outcome, caller, reservation: r.ledger_id, creditBalance: r.credit_balance, retryAfter: r.retry_after };
+  }
+
+  private async run(key: string, batch: Waiting[]): Promise<void> {
+    try {
+      const { rows } = await this.pool.query<GateRow>({
+        name: 'api_gate_batch',
+        text: 'SELECT * FROM api_gate_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+        values: [
+          hashKey(key, this.pepper),
+          batch.map((w) => w.req.surface),
+          batch.map((w) => w.req.reserve),
+          batch.map((w) => w.req.leadFeed),
+          batch.map((w) => w.req.csv),
+          batch.map((w) => w.now),
+          batch.map((w) => w.req.requestId),
+          TRIAL_DAYS,
+          TRIAL_CAP,
+          TEST_KEY_MONTHLY_CREDITS,
+        ],
+      });
+      for (const r of rows) batch[r.i - 1]!.resolve(gateResult(r));
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+    }
+    const queue = this.waiting.get(key)!;
+    if (queue.length === 0) this.waiting.delete(key);
+    else void this.run(key, queue.splice(0, MAX_BATCH));
   }
 
   /**
@@ -107,6 +152,13 @@ export class Gate {
       .catch(this.onError);
     return this.flushing;
   }
+}
+
+function gateResult(r: GateRow): GateResult {
+  const caller: Caller | null = r.workspace_id
+    ? { workspaceId: r.workspace_id, keyId: r.key_id!, keyKind: r.key_kind!, plan: r.plan!, perMinute: r.per_minute! }
+    : null;
+  return { outcome: r.outcome, caller, reservation: r.ledger_id, creditBalance: r.credit_balance, retryAfter: r.retry_after };
 }
 
 /** Releases the reservations of requests that never finished (a process that died mid-request). */
