@@ -96,12 +96,10 @@ describe('relevance pages: postings and walking agree with ranking every match',
         assert.deepEqual(b, a, `${name} ${JSON.stringify(extra)}`);
       }
     }
-    // A surname alone: few matches are ranked tier by tier, the walk gathers them.
     for (const r of officers.rows) {
-      const surname = r.name.split(/[ ,]+/)[0]!;
-      for (const [name, offset] of [[r.name, 0], [surname, 0], [surname, 2]] as const) {
-        const [a, b] = await Promise.all([whole.officers({ ...page, offset, name }), walked.officers({ ...page, offset, name })]);
-        assert.deepEqual(b, a, `${name} from ${offset}`);
+      for (const name of [r.name, r.name.split(/[ ,]+/)[0]!]) {
+        const [a, b] = await Promise.all([whole.officers({ ...page, name }), walked.officers({ ...page, name })]);
+        assert.deepEqual(b, a, name);
       }
     }
     for (const r of agents.rows) {

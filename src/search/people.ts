@@ -45,18 +45,14 @@ interface PersonQuery {
   readonly trigramOrdered: boolean;
   /**
    * `norm` holds every word of the name (no weak words dropped): a one-word query's exact tier is
-   * then `norm` equal to the word, and both its tiers are ranges of the norm index, which holds
-   * every column ranking reads (migration 016).
+   * then `norm` equal to the word, which the norm index answers (`sorted` has no index).
    */
   readonly normHoldsEveryWord: boolean;
 }
 
-/** A one-word query whose exact tier is `norm` equal to the word. */
-const exactIsNorm = (k: PersonQuery, words: string[], norm: string): boolean => k.normHoldsEveryWord && words.length === 1 && words[0] === norm;
-
 /** The exact tier: the same words in any order. */
 function exactTier(k: PersonQuery, words: string[], norm: string): (s: Sql) => string {
-  if (exactIsNorm(k, words, norm)) return (s) => `${k.norm} = ${s.p(norm)}`;
+  if (k.normHoldsEveryWord && words.length === 1 && words[0] === norm) return (s) => `${k.norm} = ${s.p(norm)}`;
   return (s) => `${k.sorted} = ${s.p(sortedWords(words))}`;
 }
 
@@ -113,7 +109,6 @@ async function searchNames(
             tiebreak: k.tiebreak,
             sql,
             trigramOrder: k.trigramOrdered && exactFromDictionary && terms[0]!.word === q.norm,
-            tiersCovered: exactIsNorm(k, q.words ?? [], q.norm),
           },
           q.offset,
           q.limit,

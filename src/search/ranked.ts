@@ -42,11 +42,6 @@ export interface RankedQuery {
    * tier's rows come off it in final order.
    */
   readonly trigramOrder?: boolean;
-  /**
-   * One index holds the tier conditions and every column ranking reads: few matches are then ranked
-   * tier by tier, and a page the first tiers fill is read from that index alone.
-   */
-  readonly tiersCovered?: boolean;
 }
 
 interface Candidate {
@@ -124,34 +119,19 @@ async function ordered(pool: pg.Pool, q: RankedQuery, sql: Sql, where: string, o
   return rows.map((r) => r.ref);
 }
 
-/**
- * The page from each tier in turn, until it is full: `first` gives the first n rows of the tier
- * whose condition it is handed, in final order. Rows of a tier all come before the next tier's.
- */
-async function tierByTier(
-  q: RankedQuery,
-  offset: number,
-  limit: number,
-  first: (sql: Sql, tierWhere: string, n: number) => Promise<number[]>,
-): Promise<number[]> {
+/** The page when rows come off the (trigram count, tiebreak) index in final order, tier by tier. */
+async function trigramOrderedPage(pool: pg.Pool, q: RankedQuery, offset: number, limit: number): Promise<number[]> {
   const refs: number[] = [];
   for (let tier = 0; tier <= q.tiers.length && refs.length < offset + limit; tier++) {
     const sql = q.sql.fork();
-    refs.push(...(await first(sql, tierCondition(q, tier, sql), offset + limit - refs.length)));
-  }
-  return refs.slice(offset, offset + limit);
-}
-
-/** The page when rows come off the (trigram count, tiebreak) index in final order, tier by tier. */
-function trigramOrderedPage(pool: pg.Pool, q: RankedQuery, offset: number, limit: number): Promise<number[]> {
-  return tierByTier(q, offset, limit, async (sql, tierWhere, n) => {
     const { rows } = await pool.query<{ ref: number }>(
-      `SELECT ${q.ref} AS ref FROM ${q.from} WHERE ${q.where} AND ${tierWhere}
-       ORDER BY ${q.trgm} ASC, ${q.tiebreak} LIMIT ${sql.p(n)}`,
+      `SELECT ${q.ref} AS ref FROM ${q.from} WHERE ${q.where} AND ${tierCondition(q, tier, sql)}
+       ORDER BY ${q.trgm} ASC, ${q.tiebreak} LIMIT ${sql.p(offset + limit - refs.length)}`,
       sql.params,
     );
-    return rows.map((r) => r.ref);
-  });
+    refs.push(...rows.map((r) => r.ref));
+  }
+  return refs.slice(offset, offset + limit);
 }
 
 /** How many rows match: an upper bound known before any query (from the dictionary), and the exact total. */
@@ -177,10 +157,7 @@ const rankWholeBelow = (firstPage: number, need: number): number => firstPage * 
 export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQuery, offset: number, limit: number, size: MatchSize): Promise<number[]> {
   const need = offset + limit;
   const whole = rankWholeBelow(ctx.rankWholeBelow, need);
-  const rankWhole = (): Promise<number[]> =>
-    q.tiersCovered
-      ? tierByTier(q, offset, limit, (sql, tierWhere, n) => ordered(pool, q, sql, `${q.where} AND ${tierWhere}`, 0, n))
-      : ordered(pool, q, q.sql.fork(), q.where, offset, limit);
+  const rankWhole = (): Promise<number[]> => ordered(pool, q, q.sql.fork(), q.where, offset, limit);
   // Postings of an unfiltered slice are all matches: reading them beats ranking even a few.
   const mayRankWhole = !(q.postings && !q.postings.filtered);
   // Few matches by the dictionary's bound: ranked at once, while the total is still being counted.
