@@ -30,23 +30,25 @@ const SPELLING = `agent_key, coalesce(agent_zip5, '') AS zip5, agent_name AS nam
  * others are numbered after the highest id of the table and of `kept`.
  */
 function agentGroupsSql(s: Schema, where: string, kept: string): string {
+  const spellings = `${s}.agent_spellings WHERE n > 0 ${where}`;
   const shown = (col: string): string => `
     SELECT DISTINCT ON (agent_key, zip5) agent_key, zip5, ${col} FROM (
       SELECT agent_key, zip5, ${col}, sum(n) AS n FROM several WHERE ${col} IS NOT NULL GROUP BY 1, 2, 3
     ) x ORDER BY agent_key, zip5, n DESC, ${col}`;
   const one = (col: string, alias: string): string => `CASE WHEN g.spellings = 1 THEN g.${col} ELSE ${alias}.${col} END`;
   return `
-    WITH sp AS MATERIALIZED (SELECT * FROM ${s}.agent_spellings WHERE n > 0 ${where}),
-    g AS MATERIALIZED (
+    WITH g AS MATERIALIZED (
       SELECT agent_key, zip5, sum(n) AS entity_count, min(words) AS name_words, count(*) AS spellings,
              min(name) AS name, min(city) AS city, min(state) AS state
-      FROM sp GROUP BY 1, 2),
-    several AS MATERIALIZED (SELECT sp.* FROM sp JOIN g USING (agent_key, zip5) WHERE g.spellings > 1)
+      FROM ${spellings} GROUP BY 1, 2),
+    several AS MATERIALIZED (
+      SELECT * FROM ${spellings} AND (agent_key, zip5) IN (SELECT agent_key, zip5 FROM g WHERE spellings > 1))
     INSERT INTO ${s}.agents (agent_key, zip5, name, city, state, entity_count, name_sorted, name_words, id)
     SELECT g.agent_key, g.zip5, ${one('name', 'nm')}, ${one('city', 'ct')}, ${one('state', 'st')}, g.entity_count,
            array_to_string(ARRAY(SELECT unnest(g.name_words) ORDER BY 1), ' '), g.name_words,
+           -- New ids skip the numbers of kept rows: unique, and after every kept one.
            coalesce(k.id, greatest((SELECT max(id) FROM ${s}.agents), (SELECT max(id) FROM ${kept}), 0)
-                          + row_number() OVER (PARTITION BY k.id IS NULL ORDER BY g.agent_key, g.zip5))
+                          + row_number() OVER (ORDER BY g.agent_key, g.zip5))
     FROM g
     LEFT JOIN (${shown('name')}) nm USING (agent_key, zip5)
     LEFT JOIN (${shown('city')}) ct USING (agent_key, zip5)
