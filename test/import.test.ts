@@ -196,13 +196,22 @@ describe('importer', () => {
       assert.deepEqual(await q(`(${kept} EXCEPT ALL ${spellings}) UNION ALL (${spellings} EXCEPT ALL ${kept})`), []);
       assert.deepEqual(await q('SELECT id FROM registry.agents GROUP BY id HAVING count(*) > 1'), []);
     };
-    const firm = (doc: string, agent: string, agentCity?: string): Buffer => corporate({ doc, name: `FIRM ${doc} LLC`, agent, agentCity });
+    const firm = (doc: string, agent: string, agentCity?: string, officers: Corp['officers'] = []): Buffer =>
+      corporate({ doc, name: `FIRM ${doc} LLC`, agent, agentCity, officers });
     const group = async () => (await q(`SELECT id, name, city, entity_count FROM registry.agents WHERE agent_key = 'CORP SERVICE CO'`))[0];
 
+    // Daily files move the stored counts by their difference instead of recounting.
+    const countsAgree = async (r: Awaited<ReturnType<typeof importFiles>>): Promise<void> => {
+      const [real] = await q(`SELECT (SELECT count(*)::int FROM registry.entities) AS entities, (SELECT count(*)::int FROM registry.officers) AS officers,
+                                     (SELECT count(*)::int FROM registry.events) AS events, (SELECT count(*)::int FROM registry.agents) AS agents`);
+      const { entities, officers, events, agents } = r.dataset;
+      assert.deepEqual({ entities: Number(entities), officers: Number(officers), events: Number(events), agents: Number(agents) }, real);
+    };
+
     await agreesWithEntities(); // as the snapshot above built them
-    await importFiles(db.pool, [
+    const first = await importFiles(db.pool, [
       await write('20261020c.txt', fileOf([
-        firm('A00000000001', 'CORPORATION SERVICE COMPANY'),
+        firm('A00000000001', 'CORPORATION SERVICE COMPANY', undefined, [{ title: 'P', name: person('DOE', 'JANE') }, { title: 'D', name: person('DOE', 'JOHN') }]),
         firm('A00000000002', 'CORPORATION SERVICE COMPANY'),
         firm('A00000000003', 'CORPORATION SERVICE COMPANY', 'TAMPA BAY'),
         firm('A00000000004', 'CORPORATION SERVICE CO.', 'TAMPA BAY'),
@@ -210,14 +219,15 @@ describe('importer', () => {
         firm('A00000000007', 'ZEPHYR AGENTS LLC'), // a newer group numbered after it
       ])),
     ]);
+    await countsAgree(first);
     const before = await group();
     assert.deepEqual({ ...before, id: undefined }, { id: undefined, name: 'CORPORATION SERVICE COMPANY', city: 'TAMPA BAY', entity_count: 5 });
     await agreesWithEntities();
 
     // Two firms change to the shorter spelling, two leave for another agent, a new one arrives.
-    await importFiles(db.pool, [
+    const second = await importFiles(db.pool, [
       await write('20261021c.txt', fileOf([
-        firm('A00000000001', 'CORPORATION SERVICE CO.'),
+        firm('A00000000001', 'CORPORATION SERVICE CO.', undefined, [{ title: 'P', name: person('DOE', 'JANE') }]),
         firm('A00000000002', 'REGISTERED AGENTS INC.'),
         firm('A00000000003', 'CORPORATION SERVICE CO.', 'TAMPA BAY'),
         firm('A00000000004', 'REGISTERED AGENTS INC.'),
@@ -227,6 +237,7 @@ describe('importer', () => {
     // CO. 4, COMPANY none; TAMPA 2 against TAMPA BAY 2, the tie to the first in order. Same id.
     assert.deepEqual(await group(), { id: before!.id, name: 'CORPORATION SERVICE CO.', city: 'TAMPA', entity_count: 4 });
     await agreesWithEntities();
+    await countsAgree(second);
     assert.deepEqual(await q(`SELECT name, n FROM registry.agent_spellings WHERE name = 'CORPORATION SERVICE COMPANY'`), []);
   });
 });

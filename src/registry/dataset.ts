@@ -63,6 +63,11 @@ export interface DatasetCounts extends DatasetState {
   agents: number;
 }
 
+/** The latest filing date the registry's own files report (future-dated filings excluded), from the date indexes. */
+const NEWEST_FILING_DATE = `greatest(
+  (SELECT max(filing_date) FROM registry.entities WHERE filing_date <= dataset_state.newest_file_date),
+  (SELECT max(filed_date) FROM registry.events WHERE filed_date <= dataset_state.newest_file_date))`;
+
 /**
  * Counts every table exactly (seconds on the full registry: for the end of an import, never for the
  * request path) and stores the counts and the newest filing date where the status endpoint reads them.
@@ -74,9 +79,37 @@ export async function recountDataset(pool: pg.Pool): Promise<DatasetCounts> {
       officers = (SELECT count(*) FROM registry.officers),
       events = (SELECT count(*) FROM registry.events),
       agents = (SELECT count(*) FROM registry.agents),
-      newest_filing_date = greatest(
-        (SELECT max(filing_date) FROM registry.entities WHERE filing_date <= dataset_state.newest_file_date),
-        (SELECT max(filed_date) FROM registry.events WHERE filed_date <= dataset_state.newest_file_date))
+      newest_filing_date = ${NEWEST_FILING_DATE}
     RETURNING ${STATE_COLUMNS}`);
   return rows[0]!;
+}
+
+/** How a set of daily changes moves the stored counts. */
+export interface CountMoves {
+  entities: number;
+  officers: number;
+  events: number;
+  agents: number;
+}
+
+/**
+ * Moves the stored counts by a change set's difference, in its transaction, so they change with the
+ * data they count (counts never taken stay null), and takes the newest filing date again.
+ */
+export async function moveDatasetCounts(client: pg.PoolClient, m: CountMoves): Promise<void> {
+  await client.query(
+    `UPDATE dataset_state SET entities = entities + $1, officers = officers + $2, events = events + $3, agents = agents + $4,
+       newest_filing_date = ${NEWEST_FILING_DATE}`,
+    [m.entities, m.officers, m.events, m.agents],
+  );
+}
+
+/**
+ * The dataset after an import: daily changes have moved the counts already (recounting the full
+ * registry took 20 s at 12.6 million entities); a full load, or counts never taken, is counted whole.
+ */
+export async function datasetAfterImport(pool: pg.Pool, fullLoad: boolean): Promise<DatasetCounts> {
+  const state = await datasetState(pool);
+  const counted = [state.entities, state.officers, state.events, state.agents].every((n) => n !== null);
+  return !fullLoad && counted ? (state as DatasetCounts) : recountDataset(pool);
 }

@@ -2,6 +2,7 @@
 // load carries over from the live dataset) inside the caller's transaction. Records are first copied
 // into temp tables `chg_*`; a record replaces the stored one unless the stored one is newer.
 import type pg from 'pg';
+import type { CountMoves } from '../dataset.js';
 import { CopyWriter, type CopyValue } from './copy.js';
 import { type Schema, refreshCorporateDerived, refreshEventDerived, rememberCorporateDerived } from './derived.js';
 import { ENTITY_COLUMNS, EVENT_COLUMNS, OFFICER_COLUMNS } from './rows.js';
@@ -10,6 +11,8 @@ export interface ChangeCounts {
   loaded: number;
   updated: number;
   skippedOlder: number;
+  /** How the set moves the dataset's counts. */
+  moved: CountMoves;
 }
 
 const cols = (c: readonly string[]): string => c.join(', ');
@@ -94,15 +97,16 @@ export async function applyCorporateChanges(client: pg.PoolClient, s: Schema): P
      ON CONFLICT (document_number) DO UPDATE SET ${assignments(ENTITY_COLUMNS, ['id', 'document_number'])}`,
   );
 
-  await client.query(`DELETE FROM ${s}.officers WHERE document_number IN (SELECT document_number FROM chg_entities)`);
+  const replaced = await client.query(`DELETE FROM ${s}.officers WHERE document_number IN (SELECT document_number FROM chg_entities)`);
   const officerCols = OFFICER_COLUMNS.filter((c) => c !== 'entity_id');
-  await client.query(`
+  const officers = await client.query(`
     INSERT INTO ${s}.officers (${cols(OFFICER_COLUMNS)})
     SELECT c.id, ${officerCols.map((c) => `o.${c}`).join(', ')}
     FROM chg_officers o JOIN chg_entities c ON c.document_number = o.document_number`);
 
-  await refreshCorporateDerived(client, s);
-  return { ...written, skippedOlder: stale.rowCount ?? 0 };
+  const agents = await refreshCorporateDerived(client, s);
+  const moved = { entities: written.loaded, officers: (officers.rowCount ?? 0) - (replaced.rowCount ?? 0), events: 0, agents };
+  return { ...written, skippedOlder: stale.rowCount ?? 0, moved };
 }
 
 /** Applies `chg_events` to schema `s`. */
@@ -119,5 +123,5 @@ export async function applyEventChanges(client: pg.PoolClient, s: Schema): Promi
      ON CONFLICT (document_number, sequence) DO UPDATE SET ${assignments(EVENT_COLUMNS, ['document_number', 'sequence'])}`,
   );
   await refreshEventDerived(client, s);
-  return { ...written, skippedOlder: stale.rowCount ?? 0 };
+  return { ...written, skippedOlder: stale.rowCount ?? 0, moved: { entities: 0, officers: 0, events: written.loaded, agents: 0 } };
 }

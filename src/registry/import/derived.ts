@@ -170,9 +170,9 @@ async function moveDictionary(client: pg.PoolClient, s: Schema, table: string, c
 /**
  * Moves the agent spellings by the rows leaving (`old_entities`) and arriving (`chg_entities`), then
  * reshows the groups they belong to from their spellings (ids kept). Leaves the groups' rows before
- * and after in `old_agents` and `new_agents`.
+ * and after in `old_agents` and `new_agents`; returns how many groups more there are.
  */
-async function refreshAgents(client: pg.PoolClient, s: Schema): Promise<void> {
+async function refreshAgents(client: pg.PoolClient, s: Schema): Promise<number> {
   await client.query(`
     CREATE TEMP TABLE spelling_moves ON COMMIT DROP AS
     SELECT agent_key, zip5, name, city, state, words, sum(delta)::int AS delta FROM (
@@ -197,11 +197,16 @@ async function refreshAgents(client: pg.PoolClient, s: Schema): Promise<void> {
   await client.query(`
     CREATE TEMP TABLE new_agents ON COMMIT DROP AS
     SELECT a.* FROM ${s}.agents a JOIN touched_agents t ON a.agent_key = t.agent_key AND a.zip5 = t.zip5`);
+  const { rows } = await client.query<{ n: number }>('SELECT (SELECT count(*) FROM new_agents) - (SELECT count(*) FROM old_agents) AS n');
+  return Number(rows[0]!.n);
 }
 
-/** After a change set: reshows the agent groups it touched, and moves dictionaries and counts. */
-export async function refreshCorporateDerived(client: pg.PoolClient, s: Schema): Promise<void> {
-  await refreshAgents(client, s);
+/**
+ * After a change set: reshows the agent groups it touched, and moves dictionaries and counts.
+ * Returns how many agent groups more there are.
+ */
+export async function refreshCorporateDerived(client: pg.PoolClient, s: Schema): Promise<number> {
+  const agents = await refreshAgents(client, s);
 
   const rows: Record<Source, [string, string]> = {
     entities: ['old_entities', 'chg_entities'],
@@ -233,6 +238,7 @@ export async function refreshCorporateDerived(client: pg.PoolClient, s: Schema):
     DELETE FROM ${s}.entity_postings p USING (${postingsSql(s, leaving)}) AS o(${POSTING_COLUMNS})
     WHERE (p.slice, p.prefix, p.sim, p.filed, p.document_number) = (o.slice, o.prefix, o.sim, o.filed, o.document_number)`);
   await client.query(`INSERT INTO ${s}.entity_postings (${POSTING_COLUMNS}) ${postingsSql(s, arriving)}`);
+  return agents;
 }
 
 /** Recomputes the inactivation of every entity with a row in `chg_events`. */

@@ -2,7 +2,7 @@
 // Snapshots are swapped in whole; a daily file is applied in one transaction.
 import type pg from 'pg';
 import { inTransaction } from '../../db/pool.js';
-import { recountDataset, type DatasetCounts } from '../dataset.js';
+import { datasetAfterImport, moveDatasetCounts, type DatasetCounts } from '../dataset.js';
 import { parseCorporate, parseEvent } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges, openChangeSet, type ChangeCounts } from './changes.js';
 import { silentProgress, type Progress } from './progress.js';
@@ -64,7 +64,7 @@ function checkRefusal(file: SourceFile, stats: ReadStats, refuse: ImportOptions[
   if (reason) throw new ImportRefused(file.name, reason, stats);
 }
 
-interface Outcome extends ChangeCounts, ReadStats {}
+interface Outcome extends Omit<ChangeCounts, 'moved'>, ReadStats {}
 
 async function recordImport(client: pg.PoolClient, file: SourceFile, sum: string, startedAt: Date, o: Outcome): Promise<void> {
   await client.query(
@@ -109,6 +109,7 @@ async function applyChanges(pool: pg.Pool, file: SourceFile, sum: string, starte
     const counts = corporate ? await applyCorporateChanges(client, 'registry') : await applyEventChanges(client, 'registry');
     const outcome = { ...stats, ...counts };
     await recordImport(client, file, sum, startedAt, outcome);
+    await moveDatasetCounts(client, counts.moved);
     return outcome;
   });
 }
@@ -119,6 +120,7 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
   const { files, ignored } = await discover(paths);
   const lock = await pool.connect();
   const summaries: FileSummary[] = [];
+  let fullLoaded = false;
   try {
     const { rows } = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [IMPORT_LOCK]);
     if (!rows[0]?.ok) {
@@ -147,6 +149,7 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
             opts.frequentWord,
           ).then((r) => ({ ...r, updated: 0, skippedOlder: 0 }))
         : await applyChanges(pool, file, sum, startedAt, progress, opts.refuse);
+      fullLoaded ||= file.fullLoad;
       for (const r of o.rejects.slice(0, REJECTS_SHOWN)) log(`rejected ${r.file} line ${r.line}: ${r.reason}`);
       log(`${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ${o.skippedOlder} older than stored, ${o.rejected} rejected`);
       summaries.push({
@@ -177,6 +180,6 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
       records_skipped_older: sum('records_skipped_older'),
       records_rejected: sum('records_rejected'),
     },
-    dataset: await recountDataset(pool),
+    dataset: await datasetAfterImport(pool, fullLoaded),
   };
 }
