@@ -25,7 +25,7 @@ export interface DatasetState {
   snapshot_date: string | null;
   newest_file_date: string | null;
   newest_filing_date: string | null;
-  /** As counted after the last import (null before the first). */
+  /** Counted at the last full load, moved by each daily file since (null until first counted). */
   entities: number | null;
   officers: number | null;
   events: number | null;
@@ -69,7 +69,7 @@ const NEWEST_FILING_DATE = `greatest(
   (SELECT max(filed_date) FROM registry.events WHERE filed_date <= dataset_state.newest_file_date))`;
 
 /**
- * Counts every table exactly (seconds on the full registry: for the end of an import, never for the
+ * Counts every table exactly (seconds on the full registry: for the end of a full load, never for the
  * request path) and stores the counts and the newest filing date where the status endpoint reads them.
  */
 export async function recountDataset(pool: pg.Pool): Promise<DatasetCounts> {
