@@ -240,4 +240,31 @@ describe('importer', () => {
     await countsAgree(second);
     assert.deepEqual(await q(`SELECT name, n FROM registry.agent_spellings WHERE name = 'CORPORATION SERVICE COMPANY'`), []);
   });
+
+  it('rewrites only the officers a daily file changes, leaving the unchanged rows as they were', async () => {
+    const officersOf = (doc: string) =>
+      q<{ slot: number; title: string; name: string; xmin: string }>(
+        `SELECT slot, title, name, xmin::text FROM registry.officers WHERE document_number = $1 ORDER BY slot`,
+        [doc],
+      );
+    const doc = 'B00000000001';
+    const ann = { title: 'P', name: person('ROE', 'ANN') };
+    await importFiles(db.pool, [
+      await write('20261022c.txt', fileOf([corporate({ doc, name: 'BRIGHT HARBOR LLC', officers: [ann, { title: 'D', name: person('ROE', 'BEN') }, { title: 'T', name: person('ROE', 'CY') }] })])),
+    ]);
+    const before = await officersOf(doc);
+    // A report keeps slot 1 as it was, retitles slot 2, drops slot 3 and the entity's address changes.
+    const r = await importFiles(db.pool, [
+      await write('20261023c.txt', fileOf([corporate({ doc, name: 'BRIGHT HARBOR LLC', street: '2 SEA AVE', officers: [ann, { title: 'VP', name: person('ROE', 'BEN') }] })])),
+    ]);
+    const now = await officersOf(doc);
+    assert.deepEqual(now.map(({ slot, title, name }) => ({ slot, title, name })), [
+      { slot: 1, title: 'P', name: 'ROE, ANN' },
+      { slot: 2, title: 'VP', name: 'ROE, BEN' },
+    ]);
+    assert.equal(now[0]!.xmin, before[0]!.xmin, 'the unchanged officer is not rewritten');
+    assert.notEqual(now[1]!.xmin, before[1]!.xmin);
+    const [real] = await q<{ n: number }>('SELECT count(*)::int AS n FROM registry.officers');
+    assert.equal(Number(r.dataset.officers), real!.n);
+  });
 });

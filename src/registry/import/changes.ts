@@ -97,12 +97,21 @@ export async function applyCorporateChanges(client: pg.PoolClient, s: Schema): P
      ON CONFLICT (document_number) DO UPDATE SET ${assignments(ENTITY_COLUMNS, ['id', 'document_number'])}`,
   );
 
-  const replaced = await client.query(`DELETE FROM ${s}.officers WHERE document_number IN (SELECT document_number FROM chg_entities)`);
+  // An entity's record lists all its officers; most changes (reports, addresses, agents) leave them
+  // as they were. Only the slots that differ are rewritten: each officer row costs five index entries.
   const officerCols = OFFICER_COLUMNS.filter((c) => c !== 'entity_id');
+  const described = officerCols.filter((c) => c !== 'document_number' && c !== 'slot');
+  const replaced = await client.query(`
+    DELETE FROM ${s}.officers t USING chg_entities c
+    WHERE t.document_number = c.document_number AND NOT EXISTS (
+      SELECT 1 FROM chg_officers o
+      WHERE o.document_number = t.document_number AND o.slot = t.slot AND t.entity_id = c.id
+        AND (${described.map((x) => `o.${x}`).join(', ')}) IS NOT DISTINCT FROM (${described.map((x) => `t.${x}`).join(', ')}))`);
   const officers = await client.query(`
     INSERT INTO ${s}.officers (${cols(OFFICER_COLUMNS)})
     SELECT c.id, ${officerCols.map((c) => `o.${c}`).join(', ')}
-    FROM chg_officers o JOIN chg_entities c ON c.document_number = o.document_number`);
+    FROM chg_officers o JOIN chg_entities c ON c.document_number = o.document_number
+    WHERE NOT EXISTS (SELECT 1 FROM ${s}.officers t WHERE t.document_number = o.document_number AND t.slot = o.slot)`);
 
   const agents = await refreshCorporateDerived(client, s);
   const moved = { entities: written.loaded, officers: (officers.rowCount ?? 0) - (replaced.rowCount ?? 0), events: 0, agents };
