@@ -177,8 +177,6 @@ describe('importer', () => {
     );
     assert.ok([...seen].every((n) => n === before || n === 3000 + carried), `reader saw ${[...seen].join(', ')}`);
     assert.ok(seen.has(before));
-    // The table built by the load keeps the live table's storage parameters (migration 019).
-    assert.deepEqual(await q(`SELECT reloptions FROM pg_class WHERE oid = 'registry.entities'::regclass`), [{ reloptions: ['fillfactor=90'] }]);
   });
 
   it('shows each registered agent by its most frequent spellings, kept by the difference through daily files', async () => {

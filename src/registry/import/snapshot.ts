@@ -97,15 +97,8 @@ const eventUnit: Unit = {
   },
 };
 
-/** Creates the staged copy of a live table: its columns and its storage parameters (fillfactor). */
-async function createLike(client: pg.PoolClient, table: string): Promise<void> {
-  const { rows } = await client.query<{ options: string | null }>(
-    `SELECT array_to_string(reloptions, ', ') AS options FROM pg_class WHERE oid = ('registry.' || $1)::regclass`,
-    [table],
-  );
-  const options = rows[0]?.options ? ` WITH (${rows[0].options})` : '';
-  await client.query(`CREATE TABLE ${NEXT}.${table} (LIKE registry.${table} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING STORAGE)${options}`);
-}
+const createLike = (table: string): string =>
+  `CREATE TABLE ${NEXT}.${table} (LIKE registry.${table} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING STORAGE)`;
 
 /** The live table's constraints and indexes, as statements for its staged copy. */
 async function indexStatements(pool: pg.Pool, table: string): Promise<{ constraints: string[]; indexes: string[] }> {
@@ -140,7 +133,7 @@ async function copyRecords(pool: pg.Pool, unit: Unit, file: SourceFile, progress
     for (const [i, { table, columns }] of unit.copied.entries()) {
       const client = clients[i]!;
       await client.query('BEGIN');
-      await createLike(client, table);
+      await client.query(createLike(table));
       writers.push(new CopyWriter(client, `COPY ${NEXT}.${table} (${columns.join(', ')}) FROM STDIN WITH (FREEZE)`));
     }
     const stats = await unit.read(file, writers, progress);
@@ -219,7 +212,7 @@ export async function loadSnapshot(
     // Created in the transaction that fills them: on a server without replicas (wal_level=minimal,
     // as the embedded one) their rows then skip the write-ahead log.
     await inTransaction(pool, async (c) => {
-      for (const t of unit.derived) await createLike(c, t);
+      for (const t of unit.derived) await c.query(createLike(t));
       await unit.derive(c, frequentWord);
     });
     step('derived tables');
