@@ -3,14 +3,22 @@
 // in either order, ZIPs and street fragments, each alone and with filters.
 import type pg from 'pg';
 import { Rng } from '../src/registry/generator/random.js';
+import { nameKey } from '../src/search/normalize.js';
 
 export interface Query {
   readonly kind: string;
   /** Path and query under /v1. */
   readonly path: string;
-  /** For relevance: the document number (or officer/agent name) meant, and its normalized name. */
-  readonly expect?: { doc: string; norm: string };
+  /**
+   * For relevance: the document number (or officer/agent name) meant, and its normalized name;
+   * `namesAnother` when a changed name is itself the name (legal form aside) of other registered
+   * entities, which rank before the one meant as exact matches.
+   */
+  readonly expect?: { doc: string; norm: string; namesAnother?: boolean };
 }
+
+/** Kinds whose query is a registered name changed (a typo, a dropped or swapped word). */
+const CHANGED_KINDS = new Set(['typo', 'dropped_word', 'swapped_words']);
 
 /** The bench's own stream of the generator's seeded random numbers. */
 const BENCH_STREAM = 100;
@@ -138,6 +146,7 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
     const filters = { ...filtersOf(e), ...(r.int(2) ? filtersOf(e) : {}) };
     queries.push({ kind: 'filters_only', path: `/entities/search?${q({ ...filters, sort: r.pick(['date_newest', 'date_newest', 'name_asc', 'date_oldest']) })}` });
   }
+  await markNamesAnother(pool, queries);
   for (let i = 0; i < Math.max(3, perKind / 10); i++) queries.push({ kind: 'deep_page', path: `/entities/search?${q({ name: r.pick(common), offset: 10_000, limit: 25 })}` });
 
   const { rows: maxima } = await pool.query<{ entity: number; agent: number }>(
@@ -163,6 +172,25 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
     if (e.principal_addr1) queries.push({ kind: 'address_street', path: `/addresses/search?${q({ query: e.principal_addr1.split(' ').slice(0, 3).join(' ') })}` });
   }
   return queries;
+}
+
+/**
+ * Marks the changed names that other entities are registered under (their core, legal form aside):
+ * at 12.6 million generated entities GREAT PROPERTIES LLC, one word dropped from GREAT REBOOT
+ * PROPERTIES LLC, is the name of 118 others. No ranking can prefer the one meant over exact matches.
+ */
+async function markNamesAnother(pool: pg.Pool, queries: Query[]): Promise<void> {
+  const changed = queries.filter((x) => CHANGED_KINDS.has(x.kind) && x.expect);
+  const cores = changed.map((x) => nameKey(new URLSearchParams(x.path.split('?')[1]).get('name')!).core);
+  const { rows } = await pool.query<{ i: number }>(
+    `SELECT u.i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(core, norm, i)
+     WHERE EXISTS (SELECT 1 FROM registry.entities e WHERE e.name_core = u.core AND e.name_norm <> u.norm)`,
+    [cores, changed.map((x) => x.expect!.norm)],
+  );
+  for (const { i } of rows) {
+    const x = changed[Number(i) - 1]!;
+    queries[queries.indexOf(x)] = { ...x, expect: { ...x.expect!, namesAnother: true } };
+  }
 }
 
 /** Entity detail requests for random document numbers. */

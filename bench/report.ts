@@ -17,6 +17,10 @@ export interface Relevance {
   checked: number;
   top10: number;
   first: number;
+  /** Of those, changed names that other entities are registered under (see markNamesAnother), and their hits. */
+  names_another: number;
+  names_another_top10: number;
+  names_another_first: number;
 }
 
 export interface KindResult extends Percentiles {
@@ -42,18 +46,24 @@ interface Hit {
 export async function relevance(base: string, key: string, queries: readonly Query[]): Promise<Relevance | null> {
   const checked = queries.filter((q) => q.expect);
   if (checked.length === 0) return null;
-  let top10 = 0;
-  let first = 0;
+  const r: Relevance = { checked: checked.length, top10: 0, first: 0, names_another: 0, names_another_top10: 0, names_another_first: 0 };
   for (const q of checked) {
     const res = await fetch(`${base}/v1${q.path}`, { headers: { authorization: `Bearer ${key}` } });
     const hits = ((await res.json()) as { data?: Hit[] }).data ?? [];
     const norm = (h: Hit): string => (h.officer_name !== undefined ? normalizeText(h.officer_name) : nameKey(h.entity_name ?? '').norm);
     // Entities registered under the very same name cannot be told apart by it: any of them counts.
     const meant = (h: Hit): boolean => h.document_number === q.expect!.doc || norm(h) === q.expect!.norm;
-    if (hits.slice(0, 10).some(meant)) top10++;
-    if (hits[0] && meant(hits[0])) first++;
+    const inTop10 = hits.slice(0, 10).some(meant) ? 1 : 0;
+    const isFirst = hits[0] && meant(hits[0]) ? 1 : 0;
+    r.top10 += inTop10;
+    r.first += isFirst;
+    if (q.expect!.namesAnother) {
+      r.names_another++;
+      r.names_another_top10 += inTop10;
+      r.names_another_first += isFirst;
+    }
   }
-  return { checked: checked.length, top10, first };
+  return r;
 }
 
 /** Exact names must come first every time. */
@@ -78,8 +88,17 @@ export interface Report {
 
 function pooled(kinds: readonly KindResult[], names: readonly string[]): Relevance {
   const rs = kinds.filter((k) => names.includes(k.kind) && k.relevance).map((k) => k.relevance!);
-  return rs.reduce((a, b) => ({ checked: a.checked + b.checked, top10: a.top10 + b.top10, first: a.first + b.first }), { checked: 0, top10: 0, first: 0 });
+  const sum: Relevance = { checked: 0, top10: 0, first: 0, names_another: 0, names_another_top10: 0, names_another_first: 0 };
+  for (const x of rs) for (const f of Object.keys(sum) as Array<keyof Relevance>) sum[f] += x[f];
+  return sum;
 }
+
+/** The queries that are misspellings of the one meant: changed names that no other entity is registered under. */
+const misspelt = (r: Relevance): { checked: number; top10: number; first: number } => ({
+  checked: r.checked - r.names_another,
+  top10: r.top10 - r.names_another_top10,
+  first: r.first - r.names_another_first,
+});
 
 export async function report(r: Report): Promise<{ json: string; md: string; relevanceOk: boolean }> {
   const all = (kinds: string[]): number[] => r.kinds.filter((k) => kinds.includes(k.kind)).map((k) => k.p95);
@@ -93,11 +112,15 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
     deep_page_max_ms: r.kinds.find((k) => k.kind === 'deep_page')?.max ?? null,
   };
   const exact = pooled(r.kinds, EXACT_KINDS);
-  const variants = pooled(r.kinds, VARIANT_KINDS);
+  const everyVariant = pooled(r.kinds, VARIANT_KINDS);
+  // Judged on misspellings; the changed names that name other entities are shown beside.
+  const variants = misspelt(everyVariant);
   const relevanceSummary = {
     exact_first: exact.checked ? exact.first / exact.checked : null,
     variants_top10: variants.checked ? variants.top10 / variants.checked : null,
     variants_first: variants.checked ? variants.first / variants.checked : null,
+    all_variants_top10: everyVariant.checked ? everyVariant.top10 / everyVariant.checked : null,
+    all_variants_first: everyVariant.checked ? everyVariant.first / everyVariant.checked : null,
   };
   const ok = exact.first === exact.checked && variants.top10 >= 0.95 * variants.checked && variants.first >= 0.8 * variants.checked;
   const dir = path.join(projectRoot, 'bench', 'results');
@@ -125,6 +148,7 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
     `Entity detail through the full gate: ${r.detail.rps} requests/s against a bare Fastify route's ${r.detail.bare_fastify_rps} (ratio ${r.detail.ratio}); p50 ${r.detail.p50} ms, p99 ${r.detail.p99} ms.`,
     '',
     `Relevance: exact names first ${exact.first}/${exact.checked}; typo, dropped or swapped word, variants: top 10 ${variants.top10}/${variants.checked}, first ${variants.first}/${variants.checked} (targets 100%, 95%, 80%): ${ok ? 'met' : 'NOT met'}.`,
+    `Not counted there: ${everyVariant.names_another} changed names that other entities are registered under (legal form aside), which rank first as exact matches; the one meant was in their top 10 ${everyVariant.names_another_top10} times, first ${everyVariant.names_another_first}. All together: top 10 ${everyVariant.top10}/${everyVariant.checked}, first ${everyVariant.first}/${everyVariant.checked}.`,
     '',
     `Summary: ${JSON.stringify(summary)}.`,
     '',
