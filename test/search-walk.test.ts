@@ -16,6 +16,7 @@ let db: TestDatabase;
 let dir: string;
 let whole: Search;
 let walked: Search;
+let between: Search;
 
 before(async () => {
   db = await testDatabase();
@@ -24,6 +25,8 @@ before(async () => {
   await importFiles(db.pool, generated.files.map((f) => path.join(dir, f.name)), { frequentWord: 25 });
   whole = createSearch(db.pool, async () => 1);
   walked = createSearch(db.pool, async () => 1, { rankWholeBelow: 0 });
+  // Broad slices (frequent words hold 25 rows or more) whose filters leave fewer matches than this.
+  between = createSearch(db.pool, async () => 1, { rankWholeBelow: 40 });
 });
 after(async () => {
   await db.close();
@@ -75,8 +78,9 @@ describe('relevance pages: postings and walking agree with ranking every match',
     for (const name of await entityQueries()) {
       for (const extra of [{}, { status: ['active' as const] }, { offset: 30 }, { entity_type: ['FLAL'], offset: 5 }]) {
         const q = { name, limit: 25, offset: 0, ...extra };
-        const [a, b] = await Promise.all([whole.entities(q), walked.entities(q)]);
+        const [a, b, c] = await Promise.all([whole.entities(q), walked.entities(q), between.entities(q)]);
         assert.deepEqual(b.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${name} ${JSON.stringify(extra)}`);
+        assert.deepEqual(c.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${name} ${JSON.stringify(extra)}`);
         assert.equal(b.total, a.total);
       }
     }

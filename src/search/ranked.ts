@@ -165,7 +165,9 @@ export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQue
   const total = await size.total;
   // Past the last match (or none at all): nothing to rank, whatever the predicate would cost.
   if (total <= offset) return [];
-  if (mayRankWhole && total <= whole) return rankWhole();
+  // Few filtered matches of a broad slice: ranking them whole reads every row of the slice to check
+  // the filters (FLORIDA of one entity type: 13 s at 12.6 million), its postings only until the page is full.
+  if (!q.postings && total <= whole) return rankWhole();
   if (q.postings) {
     const sql = q.sql.fork();
     const exact = q.tiers.slice(0, q.postings.exactTiers).map((t) => t(sql));
