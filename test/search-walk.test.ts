@@ -75,8 +75,9 @@ describe('ranked postings', () => {
 
 describe('relevance pages: postings and walking agree with ranking every match', () => {
   it('entities, with and without filters, first and deep pages', async () => {
+    const city = (await db.pool.query<{ c: string }>('SELECT principal_city AS c FROM registry.entities GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1')).rows[0]!.c;
     for (const name of await entityQueries()) {
-      for (const extra of [{}, { status: ['active' as const] }, { offset: 30 }, { entity_type: ['FLAL'], offset: 5 }]) {
+      for (const extra of [{}, { status: ['active' as const] }, { offset: 30 }, { entity_type: ['FLAL'], offset: 5 }, { principal_city: city }]) {
         const q = { name, limit: 25, offset: 0, ...extra };
         const [a, b, c] = await Promise.all([whole.entities(q), walked.entities(q), between.entities(q)]);
         assert.deepEqual(b.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${name} ${JSON.stringify(extra)}`);

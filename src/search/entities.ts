@@ -6,7 +6,7 @@ import { countSlice, type SliceCount } from './counts.js';
 import { legalForm, nameKey, personKey } from './normalize.js';
 import type { Page } from './paging.js';
 import { agentWords } from './people.js';
-import { rankedPage, type MatchSize } from './ranked.js';
+import { rankedPage, type MatchSize, type RankedQuery } from './ranked.js';
 import type { SearchContext } from './context.js';
 import { Sql } from './sql.js';
 import { estimateRows, expandWords, termsMatch, type Term } from './terms.js';
@@ -182,10 +182,12 @@ const SORT_ORDER: Record<Exclude<EntitySearch['sort'], 'relevance' | undefined>,
  * The ranked postings' slice (migration 013) a relevance query is exactly: a one- or two-character
  * prefix, or a single frequent word with nothing else (weak words aside) that would change similarity.
  */
-function postingSlice(name: NameMatch, filtered: boolean): { postings?: { slice: string; exactTiers: number; filtered: boolean } } {
-  if (name.kind === 'prefix') return { postings: { slice: `p:${name.core}`, exactTiers: 2, filtered } };
+function postingSlice(name: NameMatch, q: EntitySearch, filtered: boolean): { postings?: RankedQuery['postings'] } {
+  // With a name, only these filters are read through their own indexes (see filterColumn).
+  const indexedFilter = q.principal_city !== undefined || q.doc_number_prefix !== undefined;
+  if (name.kind === 'prefix') return { postings: { slice: `p:${name.core}`, exactTiers: 2, filtered, indexedFilter } };
   const only = name.kind === 'words' && name.terms.length === 1 ? name.terms[0]! : null;
-  if (only?.frequent && name.kind === 'words' && name.core === only.word) return { postings: { slice: `w:${only.word}`, exactTiers: 2, filtered } };
+  if (only?.frequent && name.kind === 'words' && name.core === only.word) return { postings: { slice: `w:${only.word}`, exactTiers: 2, filtered, indexedFilter } };
   return {};
 }
 
@@ -211,7 +213,7 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
     return rows.map((r) => r.id);
   }
   const { norm, core } = name as { norm: string; core: string };
-  const slice = postingSlice(name, conds.length > 1);
+  const slice = postingSlice(name, q, conds.length > 1);
   // The query's legal form decides between rows alike in similarity (names differing in it alone);
   // the postings' order has no place for it. (A form is one of a few fixed words: safe inline.)
   const form = slice.postings ? null : legalForm(norm);

@@ -33,9 +33,10 @@ export interface RankedQuery {
   readonly sql: Sql;
   /**
    * When the query is exactly a slice of the ranked postings (postings.ts): the slice, how many of
-   * `tiers` are exact tiers (ranked before the postings' own order), and whether filters narrow it.
+   * `tiers` are exact tiers (ranked before the postings' own order), whether filters narrow it, and
+   * whether one of them has an index of its own that finds its rows of the slice (a city).
    */
-  readonly postings?: { readonly slice: string; readonly exactTiers: number; readonly filtered: boolean };
+  readonly postings?: { readonly slice: string; readonly exactTiers: number; readonly filtered: boolean; readonly indexedFilter: boolean };
   /**
    * Every match holds all of the query's trigrams (the query is one frequent word, matched as
    * itself), so its similarity is a / t and falls as t grows: with an index on (t, tiebreak), each
@@ -165,9 +166,11 @@ export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQue
   const total = await size.total;
   // Past the last match (or none at all): nothing to rank, whatever the predicate would cost.
   if (total <= offset) return [];
-  // Few filtered matches of a broad slice: ranking them whole reads every row of the slice to check
-  // the filters (FLORIDA of one entity type: 13 s at 12.6 million), its postings only until the page is full.
-  if (!q.postings && total <= whole) return rankWhole();
+  // Few filtered matches of a broad slice are ranked whole only when a filter's own index finds them
+  // (a city: O in YANKEETOWN, 23 rows). Otherwise ranking them whole reads every row of the slice to
+  // check the filters (FLORIDA of one entity type: 13 s at 12.6 million); its postings are read only
+  // until the page is full.
+  if (total <= whole && (!q.postings || q.postings.indexedFilter)) return rankWhole();
   if (q.postings) {
     const sql = q.sql.fork();
     const exact = q.tiers.slice(0, q.postings.exactTiers).map((t) => t(sql));
