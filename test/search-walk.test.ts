@@ -87,6 +87,21 @@ describe('relevance pages: postings and walking agree with ranking every match',
     }
   });
 
+  it('entities of a broad prefix with a filter its first postings mostly fail', async () => {
+    // A prefix of many rows and a type holding few of them: the postings give up and the matches are ranked whole.
+    const { rows } = await db.pool.query<{ p: string; t: string }>(`
+      SELECT p, t FROM (
+        SELECT left(name_core, 1) AS p, entity_type AS t, count(*) AS n, sum(count(*)) OVER (PARTITION BY left(name_core, 1)) AS slice
+        FROM registry.entities WHERE name_core <> '' GROUP BY 1, 2) x
+      WHERE n BETWEEN 5 AND 40 AND slice > 200 ORDER BY 1, 2 LIMIT 4`);
+    assert.ok(rows.length > 0, 'the data has such prefixes');
+    for (const r of rows) {
+      const q = { name: r.p, entity_type: [r.t], limit: 25, offset: 0 };
+      const [a, c] = await Promise.all([whole.entities(q), between.entities(q)]);
+      assert.deepEqual(c.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${r.p} ${r.t}`);
+    }
+  });
+
   it('officers, agents and addresses', async () => {
     const officers = await db.pool.query<{ name: string }>('SELECT name FROM registry.officers ORDER BY document_number, slot LIMIT 15');
     const agents = await db.pool.query<{ name: string }>('SELECT name FROM registry.agents ORDER BY id LIMIT 10');

@@ -42,9 +42,10 @@ async function docsOf(pool: pg.Pool, refs: number[]): Promise<Set<string>> {
 /**
  * The refs at positions [from, need) of the postings past the exact tiers. Without filters every
  * posting is a match: the positions are counted on document numbers and only the page's rows are
- * looked up. With filters, postings are read in growing steps and checked against the entity rows.
+ * looked up. With filters, postings are read in growing steps and checked against the entity rows;
+ * null once `maxRead` postings did not fill the page.
  */
-async function postedRefs(pool: pg.Pool, q: RankedQuery, from: number, need: number, skip: ReadonlySet<string>): Promise<number[]> {
+async function postedRefs(pool: pg.Pool, q: RankedQuery, from: number, need: number, skip: ReadonlySet<string>, maxRead: number): Promise<number[] | null> {
   const { slice, filtered } = q.postings!;
   if (!filtered) {
     const docs = (await postingDocs(pool, slice, 0, need + skip.size)).filter((d) => !skip.has(d));
@@ -52,6 +53,7 @@ async function postedRefs(pool: pg.Pool, q: RankedQuery, from: number, need: num
   }
   const out: number[] = [];
   for (let offset = 0, step = Math.max(FIRST_STEP, need + skip.size); out.length < need; offset += step, step *= 4) {
+    if (offset >= maxRead) return null;
     const docs = await postingDocs(pool, slice, offset, step);
     out.push(...(await refsOf(pool, q, docs.filter((d) => !skip.has(d)), true)));
     if (docs.length < step) break;
@@ -61,11 +63,12 @@ async function postedRefs(pool: pg.Pool, q: RankedQuery, from: number, need: num
 
 /**
  * The page (offset, limit) of a query that is exactly a posting slice's text (`q.postings`). `exact`
- * gives the refs of the rows in the exact tiers (all of them, ranked), which come first.
+ * gives the refs of the rows in the exact tiers (all of them, ranked), which come first. Null when
+ * filters left the page short after `maxRead` postings.
  */
-export async function postingPage(pool: pg.Pool, q: RankedQuery, exact: number[], offset: number, limit: number): Promise<number[]> {
+export async function postingPage(pool: pg.Pool, q: RankedQuery, exact: number[], offset: number, limit: number, maxRead = Infinity): Promise<number[] | null> {
   const need = offset + limit;
   if (exact.length >= need) return exact.slice(offset, need);
-  const rest = await postedRefs(pool, q, Math.max(0, offset - exact.length), need - exact.length, await docsOf(pool, exact));
-  return [...exact.slice(offset), ...rest];
+  const rest = await postedRefs(pool, q, Math.max(0, offset - exact.length), need - exact.length, await docsOf(pool, exact), maxRead);
+  return rest && [...exact.slice(offset), ...rest];
 }

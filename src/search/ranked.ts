@@ -166,16 +166,19 @@ export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQue
   const total = await size.total;
   // Past the last match (or none at all): nothing to rank, whatever the predicate would cost.
   if (total <= offset) return [];
-  // Few filtered matches of a broad slice are ranked whole only when a filter's own index finds them
-  // (a city: O in YANKEETOWN, 23 rows). Otherwise ranking them whole reads every row of the slice to
-  // check the filters (FLORIDA of one entity type: 13 s at 12.6 million); its postings are read only
-  // until the page is full.
+  // Few filtered matches of a broad slice are ranked whole at once when a filter's own index finds
+  // them (a city: O in YANKEETOWN, 23 rows). Otherwise ranking them whole reads every row of the slice
+  // to check the filters (FLORIDA of one entity type: 1 s warm, 13 s cold at 12.6 million), and the
+  // postings usually fill the page sooner (84 ms); but a filter can reject the first postings
+  // wholesale (a type rare among the newest names), so they are read only so far before falling back.
   if (total <= whole && (!q.postings || q.postings.indexedFilter)) return rankWhole();
   if (q.postings) {
     const sql = q.sql.fork();
     const exact = q.tiers.slice(0, q.postings.exactTiers).map((t) => t(sql));
     const exactRefs = await ordered(pool, q, sql, `${q.where} AND (${exact.join(' OR ')})`, 0, need);
-    return postingPage(pool, q, exactRefs, offset, limit);
+    // At most a fifth as many postings as the matches ranked whole at once (5,000 for a first page): each is a random read.
+    const maxRead = total <= whole ? whole / 5 : Infinity;
+    return (await postingPage(pool, q, exactRefs, offset, limit, maxRead)) ?? rankWhole();
   }
   if (q.trigramOrder) return trigramOrderedPage(pool, q, offset, limit);
   const a = Math.max(1, trigramCount(q.query));
