@@ -68,6 +68,18 @@ describe('ranked postings', () => {
          OR p.sim <> similarity(e.name_core, substr(p.slice, 3)) OR p.prefix <> (e.name_core LIKE substr(p.slice, 3) || '%')
          OR NOT (CASE WHEN p.slice LIKE 'w:%' THEN substr(p.slice, 3) = ANY(e.name_words) ELSE e.name_core LIKE substr(p.slice, 3) || '%' END)`);
     assert.deepEqual(wrong.rows, []);
+    // Frequent words and prefixes within each city, as the entities now are.
+    const cities = await db.pool.query(`
+      WITH real AS (
+        SELECT 'c:' || upper(e.principal_city) || '|' || k AS slice, count(DISTINCT e.id)::int AS n
+        FROM registry.entities e CROSS JOIN LATERAL (
+          SELECT 'w:' || w FROM unnest(e.name_words) w WHERE w IN (SELECT word FROM registry.entity_words WHERE frequent)
+          UNION SELECT 'p:' || left(e.name_core, 1) WHERE e.name_core <> ''
+          UNION SELECT 'p:' || left(e.name_core, 2) WHERE length(e.name_core) >= 2) AS x(k)
+        WHERE e.principal_city IS NOT NULL GROUP BY 1),
+      kept AS (SELECT slice, sum(n)::int AS n FROM registry.entity_counts WHERE slice LIKE 'c:%|%' GROUP BY slice HAVING sum(n) <> 0)
+      SELECT slice, real.n AS real, kept.n AS kept FROM real FULL JOIN kept USING (slice) WHERE real.n IS DISTINCT FROM kept.n`);
+    assert.deepEqual(cities.rows, []);
     const changed = await db.pool.query(`SELECT count(*)::int AS n FROM imports WHERE kind = 'daily_corporate' AND records_read > 0`);
     assert.equal(changed.rows[0].n, 2);
   });
@@ -83,6 +95,21 @@ describe('relevance pages: postings and walking agree with ranking every match',
         assert.deepEqual(b.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${name} ${JSON.stringify(extra)}`);
         assert.deepEqual(c.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${name} ${JSON.stringify(extra)}`);
         assert.equal(b.total, a.total);
+      }
+    }
+  });
+
+  it('totals of a frequent word or a prefix within a city, from the counts', async () => {
+    const { rows } = await db.pool.query<{ w: string; c: string }>(`
+      SELECT w, e.principal_city AS c FROM registry.entities e, unnest(e.name_words) w
+      WHERE w IN (SELECT word FROM registry.entity_words WHERE frequent) AND e.principal_city IS NOT NULL
+      GROUP BY 1, 2 ORDER BY count(*) DESC, 1, 2 LIMIT 3`);
+    assert.ok(rows.length > 0);
+    for (const { w, c } of rows) {
+      for (const [name, match] of [[w, `e.name_words && ARRAY[$1]`], [w.slice(0, 1), `e.name_core LIKE $1 || '%'`], [w.slice(0, 2), `e.name_core LIKE $1 || '%'`]] as const) {
+        const real = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM registry.entities e WHERE ${match} AND upper(e.principal_city) = upper($2)`, [name, c]);
+        const page = await whole.entities({ name, principal_city: c.toLowerCase(), limit: 5, offset: 0 });
+        assert.equal(page.total, real.rows[0]!.n, `${name} in ${c}`);
       }
     }
   });

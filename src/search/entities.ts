@@ -157,18 +157,18 @@ function slicedCount(q: EntitySearch, name: NameMatch): SliceCount | null {
     ...(q.filed_before ? { before: q.filed_before } : {}),
   };
   const city = q.principal_city?.toUpperCase();
-  if (name.kind === 'none') {
-    return city
-      ? { slice: `c:${city}`, predicate: (sql) => `upper(e.principal_city) = ${sql.p(city)}`, ...base }
-      : { slice: '', predicate: () => 'true', ...base };
-  }
-  if (city !== undefined) return null;
-  if (name.kind === 'prefix') return { slice: `p:${name.core}`, predicate: (sql) => `e.name_core LIKE ${sql.p(name.core)} || '%'`, ...base };
-  if (name.kind === 'words' && name.terms.length === 1 && name.terms[0]!.frequent) {
-    const word = name.terms[0]!.word;
-    return { slice: `w:${word}`, predicate: (sql) => `e.name_words && ARRAY[${sql.p(word)}::text]`, ...base };
-  }
-  return null;
+  const inCity = (sql: Sql): string => `upper(e.principal_city) = ${sql.p(city)}`;
+  if (name.kind === 'none') return city ? { slice: `c:${city}`, predicate: inCity, ...base } : { slice: '', predicate: () => 'true', ...base };
+  const named: SliceCount | null =
+    name.kind === 'prefix'
+      ? { slice: `p:${name.core}`, predicate: (sql) => `e.name_core LIKE ${sql.p(name.core)} || '%'` }
+      : name.kind === 'words' && name.terms.length === 1 && name.terms[0]!.frequent
+        ? { slice: `w:${name.terms[0]!.word}`, predicate: (sql) => `e.name_words && ARRAY[${sql.p(name.terms[0]!.word)}::text]` }
+        : null;
+  if (!named || city === undefined) return named && { ...named, ...base };
+  // Within a city the slices are counted without status, type or dates (see citySlicesSql).
+  if (Object.keys(base).length > 0) return null;
+  return { slice: `c:${city}|${named.slice}`, predicate: (sql) => `${named.predicate(sql)} AND ${inCity(sql)}` };
 }
 
 const SORT_ORDER: Record<Exclude<EntitySearch['sort'], 'relevance' | undefined>, string> = {

@@ -58,7 +58,8 @@ function agentGroupsSql(s: Schema, where: string, kept: string): string {
 
 /**
  * The count slices each entity row of `src` belongs to (see entity_counts in migration 010): all,
- * its city, the first one and two characters of its name; and, in `wordSlicesSql`, its frequent words.
+ * its city, the first one and two characters of its name; in `wordSlicesSql`, its frequent words; in
+ * `citySlicesSql`, those words and characters within its city.
  * One plain scan per slice kind: a lateral union per row costs many times more.
  */
 function slicesSql(src: string): string {
@@ -77,6 +78,24 @@ function wordSlicesSql(s: Schema, src: string): string {
     FROM ${src} e CROSS JOIN LATERAL unnest(e.name_words) AS w
     WHERE w IN (SELECT word FROM ${s}.entity_words WHERE frequent)`;
 }
+
+/**
+ * The count slices of a frequent word or a one- or two-character name prefix within a principal city
+ * ('c:CITY|w:WORD', 'c:CITY|p:X'), counted without status, type or year ('', '', 0): such a total
+ * with no other filter was counted by a bitmap over tens of thousands of rows (PROPERTIES in MIAMI:
+ * 2.8 s at 12.6 million entities), and with status, type and year it would be millions of rows.
+ */
+function citySlicesSql(s: Schema, src: string): string {
+  const city = `'c:' || upper(e.principal_city) || '|'`;
+  return `
+    SELECT ${city} || 'w:' || w, '', '', 0 FROM ${src} e CROSS JOIN LATERAL unnest(e.name_words) AS w
+    WHERE e.principal_city IS NOT NULL AND w IN (SELECT word FROM ${s}.entity_words WHERE frequent)
+    UNION ALL SELECT ${city} || 'p:' || left(e.name_core, 1), '', '', 0 FROM ${src} e WHERE e.principal_city IS NOT NULL AND e.name_core <> ''
+    UNION ALL SELECT ${city} || 'p:' || left(e.name_core, 2), '', '', 0 FROM ${src} e WHERE e.principal_city IS NOT NULL AND length(e.name_core) >= 2`;
+}
+
+/** Every count slice of the entity rows of `src`. */
+const allSlicesSql = (s: Schema, src: string): string => `${slicesSql(src)} UNION ALL ${wordSlicesSql(s, src)} UNION ALL ${citySlicesSql(s, src)}`;
 
 /**
  * The ranked postings of the entity rows of `src` (see entity_postings in migration 013): one per
@@ -131,7 +150,7 @@ export async function buildCorporateDerived(client: pg.PoolClient, s: Schema, fr
   }
   await client.query(`
     INSERT INTO ${s}.entity_counts (slice, status, entity_type, filing_year, n)
-    SELECT slice, status, entity_type, filing_year, count(*) FROM (${slicesSql(`${s}.entities`)} UNION ALL ${wordSlicesSql(s, `${s}.entities`)}) x
+    SELECT slice, status, entity_type, filing_year, count(*) FROM (${allSlicesSql(s, `${s}.entities`)}) x
     GROUP BY 1, 2, 3, 4`);
   await client.query(`
     INSERT INTO ${s}.entity_day_counts (status, entity_type, filing_date, n)
@@ -218,8 +237,8 @@ export async function refreshCorporateDerived(client: pg.PoolClient, s: Schema):
   await client.query(`
     INSERT INTO ${s}.entity_counts AS c (slice, status, entity_type, filing_year, n)
     SELECT slice, status, entity_type, filing_year, sum(delta) FROM (
-      SELECT *, 1 AS delta FROM (${slicesSql('chg_entities')} UNION ALL ${wordSlicesSql(s, 'chg_entities')}) a
-      UNION ALL SELECT *, -1 FROM (${slicesSql('old_entities')} UNION ALL ${wordSlicesSql(s, 'old_entities')}) b
+      SELECT *, 1 AS delta FROM (${allSlicesSql(s, 'chg_entities')}) a
+      UNION ALL SELECT *, -1 FROM (${allSlicesSql(s, 'old_entities')}) b
     ) moves GROUP BY 1, 2, 3, 4 HAVING sum(delta) <> 0
     ON CONFLICT (slice, status, entity_type, filing_year) DO UPDATE SET n = c.n + excluded.n`);
   await client.query(`
