@@ -30,5 +30,9 @@ export function embeddedServerSettings(): string[] {
     'checkpoint_timeout=15min',
     'wal_compression=on',
     'synchronous_commit=on',
+    // The buffers' contents are listed every few minutes and at shutdown, and read back in at start:
+    // after a restart the hot indexes and rows are served from memory again instead of from disk.
+    'shared_preload_libraries=pg_prewarm',
+    'pg_prewarm.autoprewarm=on',
   ];
 }
