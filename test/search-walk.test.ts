@@ -170,6 +170,34 @@ describe('relevance pages: postings and walking agree with ranking every match',
   });
 });
 
+describe('totals', () => {
+  it('of a few matches come from the statement that ranks them, with no count of their own', async () => {
+    const statements: string[] = [];
+    // The pool as the search sees it, recording each statement's text.
+    const recording = new Proxy(db.pool, {
+      get: (pool, prop) =>
+        prop === 'query'
+          ? (q: string | { text: string }, ...rest: unknown[]) => {
+              statements.push(typeof q === 'string' ? q : q.text);
+              return (pool.query as (...a: unknown[]) => unknown)(q, ...rest);
+            }
+          : Reflect.get(pool, prop, pool),
+    });
+    const search = createSearch(recording, async () => 1);
+    const { rows } = await db.pool.query<{ name: string }>('SELECT name FROM registry.entities ORDER BY document_number LIMIT 5');
+    for (const { name } of rows) {
+      statements.length = 0;
+      const page = await search.entities({ name, limit: 3, offset: 0 });
+      assert.ok(page.hits.length > 0, name);
+      assert.deepEqual(statements.filter((s) => /count\(\*\)::bigint/.test(s)), [], name);
+      // Every way to the total agrees: counted alone (a page past the end) and by the ranking walk.
+      const [past, walkedPage] = await Promise.all([whole.entities({ name, limit: 3, offset: 100_000 }), walked.entities({ name, limit: 3, offset: 0 })]);
+      assert.equal(page.total, past.total, name);
+      assert.equal(page.total, walkedPage.total, name);
+    }
+  });
+});
+
 describe('officer exact tier', () => {
   it('puts an officer named exactly a common word first, before one named it twice', async () => {
     const { rows } = await db.pool.query<{ word: string }>(`SELECT word FROM registry.officer_words WHERE frequent AND length(word) >= 3 AND word < 'Y' ORDER BY n DESC, word LIMIT 1`);

@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { SearchContext } from './context.js';
 import { addressKey } from './normalize.js';
 import type { Page, PageRequest } from './paging.js';
+import { Total } from './counts.js';
 import { rankedPage } from './ranked.js';
 import { Sql } from './sql.js';
 import { estimateRows, expandWords, termsMatch } from './terms.js';
@@ -42,38 +43,39 @@ export async function searchAddresses(pool: pg.Pool, ctx: SearchContext, q: Page
     : termsMatch(sql, 'e.address_words', terms);
   const params = [...sql.params];
   const cacheKey = JSON.stringify(['addresses', ctx.version, zip ? zip[0] : terms.map((t) => t.expansions)]);
-  const counted = ctx.counts.get(cacheKey, async () => {
+  const counted = new Total(ctx.counts, cacheKey, async () => {
     if (terms.length === 1 && terms[0]!.frequent) return terms[0]!.rows;
     return (await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM registry.entities e WHERE ${where}`, params)).rows[0]!.n;
   });
-  const [total, ids] = await Promise.all([
-    counted,
-    zip
-      ? pool
-          .query<{ id: number }>(
-            `SELECT e.id FROM registry.entities e WHERE ${where} ORDER BY e.address_norm ASC NULLS LAST, e.document_number ASC
-             OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
-            [...params, q.offset, q.limit],
-          )
-          .then((r) => r.rows.map((x) => x.id))
-      : rankedPage(
-          pool,
-          ctx,
-          {
-            from: 'registry.entities e',
-            ref: 'e.id',
-            where,
-            tiers: [(s) => `e.address_norm = ${s.p(key.norm)}`, (s) => `e.address_norm LIKE ${s.p(key.norm)} || '%'`],
-            text: 'e.address_norm',
-            trgm: 'e.address_trgm',
-            query: key.norm,
-            tiebreak: 'e.address_norm ASC, e.document_number ASC',
-            sql,
-          },
-          q.offset,
-          q.limit,
-          { bound: estimateRows(terms), total: counted },
-        ),
-  ]);
-  return { hits: await hits(pool, ids), total };
+  if (zip) {
+    const [total, { rows }] = await Promise.all([
+      counted.get(),
+      pool.query<{ id: number }>(
+        `SELECT e.id FROM registry.entities e WHERE ${where} ORDER BY e.address_norm ASC NULLS LAST, e.document_number ASC
+         OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
+        [...params, q.offset, q.limit],
+      ),
+    ]);
+    return { hits: await hits(pool, rows.map((x) => x.id)), total };
+  }
+  const ids = await rankedPage(
+    pool,
+    ctx,
+    {
+      from: 'registry.entities e',
+      ref: 'e.id',
+      where,
+      tiers: [(s) => `e.address_norm = ${s.p(key.norm)}`, (s) => `e.address_norm LIKE ${s.p(key.norm)} || '%'`],
+      text: 'e.address_norm',
+      trgm: 'e.address_trgm',
+      query: key.norm,
+      tiebreak: 'e.address_norm ASC, e.document_number ASC',
+      sql,
+    },
+    q.offset,
+    q.limit,
+    { bound: estimateRows(terms), total: counted },
+  );
+  const [found, total] = await Promise.all([hits(pool, ids), counted.get()]);
+  return { hits: found, total };
 }

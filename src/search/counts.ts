@@ -18,9 +18,47 @@ export class ResultCache<T> {
       return hit;
     }
     const value = await compute();
+    this.set(key, value);
+    return value;
+  }
+
+  has(key: string): boolean {
+    return this.map.has(key);
+  }
+
+  set(key: string, value: T): void {
+    this.map.delete(key);
     this.map.set(key, value);
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
-    return value;
+  }
+}
+
+/**
+ * A query's exact total, found once per request: in the cache, learned from a ranking statement that
+ * reads every match anyway (ranked.ts), or else counted. Counting beside such a statement read every
+ * match twice.
+ */
+export class Total {
+  private value: Promise<number> | undefined;
+  constructor(
+    private readonly cache: ResultCache<number>,
+    private readonly key: string,
+    private readonly count: () => Promise<number>,
+  ) {}
+
+  get(): Promise<number> {
+    return (this.value ??= this.cache.get(this.key, this.count));
+  }
+
+  /** Neither known to this request nor cached: a statement reading every match should count them. */
+  get wanted(): boolean {
+    return this.value === undefined && !this.cache.has(this.key);
+  }
+
+  learn(n: number): void {
+    if (this.value !== undefined) return;
+    this.value = Promise.resolve(n);
+    this.cache.set(this.key, n);
   }
 }
 

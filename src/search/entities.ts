@@ -2,11 +2,11 @@
 // exact total and facets, all from one predicate. See docs/search.md for how it stays fast at
 // 12.6 million entities.
 import type pg from 'pg';
-import { countSlice, type SliceCount } from './counts.js';
+import { countSlice, Total, type SliceCount } from './counts.js';
 import { legalForm, nameKey, personKey } from './normalize.js';
 import type { Page } from './paging.js';
 import { agentWords } from './people.js';
-import { rankedPage, type MatchSize, type RankedQuery } from './ranked.js';
+import { rankedPage, type RankedQuery } from './ranked.js';
 import type { SearchContext } from './context.js';
 import { Sql } from './sql.js';
 import { estimateRows, expandWords, termsMatch, type Term } from './terms.js';
@@ -195,11 +195,11 @@ function postingSlice(name: NameMatch, q: EntitySearch, filtered: boolean): { po
 const SORT_ALL_BELOW = 50_000;
 
 /** The refs of the requested page, in order. */
-async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: string[], q: EntitySearch, name: NameMatch, total: Promise<number>): Promise<number[]> {
+async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: string[], q: EntitySearch, name: NameMatch, total: Total): Promise<number[]> {
   const where = conds.join(' AND ') || 'true';
   const sort = q.sort === undefined || q.sort === 'relevance' ? (name.kind === 'prefix' || name.kind === 'words' ? 'relevance' : 'date_newest') : q.sort;
   if (sort !== 'relevance') {
-    const matches = await total;
+    const matches = await total.get();
     if (matches <= q.offset) return [];
     const s = sql.fork();
     // Few matches are found through their filters' indexes and sorted (the fence keeps PostgreSQL
@@ -279,13 +279,14 @@ export async function searchEntities(pool: pg.Pool, ctx: SearchContext, q: Entit
   // The match predicate's own parameters (ranking adds more to `sql` for its statements).
   const params = [...sql.params];
   const sliced = slicedCount(q, name);
-  const counted = ctx.counts.get(cacheKey(ctx, q, name, 'total'), async () => {
+  const counted = new Total(ctx.counts, cacheKey(ctx, q, name, 'total'), async () => {
     if (sliced) return countSlice(pool, sliced);
     const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM registry.entities e WHERE ${where}`, params);
     return rows[0]!.n;
   });
-  const [total, ids] = await Promise.all([counted, pageRefs(pool, ctx, sql, conds, q, name, counted)]);
-  const page: EntityPage = { hits: await hits(pool, ids), total };
+  const ids = await pageRefs(pool, ctx, sql, conds, q, name, counted);
+  const [found, total] = await Promise.all([hits(pool, ids), counted.get()]);
+  const page: EntityPage = { hits: found, total };
   if (q.facets?.length) {
     page.facets = await ctx.facets.get(cacheKey(ctx, q, name, `facets:${[...q.facets].sort().join(',')}`), () =>
       facetCounts(pool, params, where, q.facets!),

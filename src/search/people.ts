@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { SearchContext } from './context.js';
 import { nameKey, personKey, sortedWords } from './normalize.js';
 import type { Page, PageRequest } from './paging.js';
+import { Total } from './counts.js';
 import { rankedPage } from './ranked.js';
 import { Sql } from './sql.js';
 import { estimateRows, expandWords, termsMatch, type Dictionary, type Term } from './terms.js';
@@ -85,37 +86,40 @@ async function searchNames(
   // A single frequent word counts exactly as its dictionary says.
   const exactFromDictionary = terms.length === 1 && terms[0]!.frequent && !q.extra;
   const key = JSON.stringify([k.from, ctx.version, q.norm, terms.map((t) => t.expansions), q.extra?.key]);
-  const counted = ctx.counts.get(key, async () => {
+  const counted = new Total(ctx.counts, key, async () => {
     if (exactFromDictionary) return terms[0]!.rows;
     return (await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${k.from} WHERE ${condition}`, params)).rows[0]!.n;
   });
-  const [total, refs] = await Promise.all([
-    counted,
-    q.norm === undefined
-      ? pool
-          .query<{ ref: number }>(`SELECT ${k.ref} AS ref FROM ${k.from} WHERE ${condition} ORDER BY ${defaultOrder} OFFSET $${params.length + 1} LIMIT $${params.length + 2}`, [...params, q.offset, q.limit])
-          .then((r) => r.rows.map((x) => x.ref))
-      : rankedPage(
-          pool,
-          ctx,
-          {
-            from: k.from,
-            ref: k.ref,
-            where: condition,
-            tiers: [exactTier(k, q.words ?? [], q.norm), (s) => `${k.norm} LIKE ${s.p(q.norm)} || '%'`],
-            text: k.norm,
-            trgm: k.trgm,
-            query: q.norm,
-            tiebreak: k.tiebreak,
-            sql,
-            trigramOrder: k.trigramOrdered && exactFromDictionary && terms[0]!.word === q.norm,
-          },
-          q.offset,
-          q.limit,
-          { bound: terms.length ? estimateRows(terms) : Infinity, total: counted },
-        ),
-  ]);
-  return { refs, total };
+  if (q.norm === undefined) {
+    const [total, { rows }] = await Promise.all([
+      counted.get(),
+      pool.query<{ ref: number }>(
+        `SELECT ${k.ref} AS ref FROM ${k.from} WHERE ${condition} ORDER BY ${defaultOrder} OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
+        [...params, q.offset, q.limit],
+      ),
+    ]);
+    return { refs: rows.map((x) => x.ref), total };
+  }
+  const refs = await rankedPage(
+    pool,
+    ctx,
+    {
+      from: k.from,
+      ref: k.ref,
+      where: condition,
+      tiers: [exactTier(k, q.words ?? [], q.norm), (s) => `${k.norm} LIKE ${s.p(q.norm)} || '%'`],
+      text: k.norm,
+      trgm: k.trgm,
+      query: q.norm,
+      tiebreak: k.tiebreak,
+      sql,
+      trigramOrder: k.trigramOrdered && exactFromDictionary && terms[0]!.word === q.norm,
+    },
+    q.offset,
+    q.limit,
+    { bound: terms.length ? estimateRows(terms) : Infinity, total: counted },
+  );
+  return { refs, total: await counted.get() };
 }
 
 const OFFICERS: PersonQuery = {

@@ -7,6 +7,7 @@
 // million rows (measured in docs/search.md); few matches are ranked whole instead.
 import type pg from 'pg';
 import type { SearchContext } from './context.js';
+import type { Total } from './counts.js';
 import { trigramCount } from './normalize.js';
 import { postingPage } from './postings.js';
 import { Sql } from './sql.js';
@@ -108,15 +109,21 @@ async function rankTierWhole(pool: pg.Pool, q: RankedQuery, tier: number, need: 
   return (await pool.query<Candidate>(text, sql.params)).rows;
 }
 
-/** The page in final order: tier, similarity, tiebreak, over the rows `where` selects. */
-async function ordered(pool: pg.Pool, q: RankedQuery, sql: Sql, where: string, offset: number, limit: number): Promise<number[]> {
+/**
+ * The page in final order: tier, similarity, tiebreak, over the rows `where` selects. Given a total
+ * still wanted, the statement counts the rows it reads for it (all matches, when `where` is the query's).
+ */
+async function ordered(pool: pg.Pool, q: RankedQuery, sql: Sql, where: string, offset: number, limit: number, total?: Total): Promise<number[]> {
   const tierCase = q.tiers.map((t, i) => `WHEN ${t(sql)} THEN ${i}`).join(' ');
-  const { rows } = await pool.query<{ ref: number }>(
-    `SELECT ${q.ref} AS ref FROM ${q.from} WHERE ${where}
+  const counting = total?.wanted === true;
+  const { rows } = await pool.query<{ ref: number; total?: number }>(
+    `SELECT ${q.ref} AS ref${counting ? ', count(*) OVER ()::int AS total' : ''} FROM ${q.from} WHERE ${where}
      ORDER BY CASE ${tierCase} ELSE ${q.tiers.length} END, similarity(${q.text}, ${sql.p(q.query)}) DESC, ${q.tiebreak}
      OFFSET ${sql.p(offset)} LIMIT ${sql.p(limit)}`,
     sql.params,
   );
+  // A page past the last match has no row to carry the count: the total is then counted on its own.
+  if (counting && rows.length > 0) total!.learn(rows[0]!.total!);
   return rows.map((r) => r.ref);
 }
 
@@ -138,7 +145,7 @@ async function trigramOrderedPage(pool: pg.Pool, q: RankedQuery, offset: number,
 /** How many rows match: an upper bound known before any query (from the dictionary), and the exact total. */
 export interface MatchSize {
   readonly bound: number;
-  readonly total: Promise<number>;
+  readonly total: Total;
 }
 
 /**
@@ -161,9 +168,9 @@ export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQue
   const rankWhole = (): Promise<number[]> => ordered(pool, q, q.sql.fork(), q.where, offset, limit);
   // Postings of an unfiltered slice are all matches: reading them beats ranking even a few.
   const mayRankWhole = !(q.postings && !q.postings.filtered);
-  // Few matches by the dictionary's bound: ranked at once, while the total is still being counted.
-  if (mayRankWhole && size.bound <= whole) return rankWhole();
-  const total = await size.total;
+  // Few matches by the dictionary's bound: ranked at once, counted by the same statement.
+  if (mayRankWhole && size.bound <= whole) return ordered(pool, q, q.sql.fork(), q.where, offset, limit, size.total);
+  const total = await size.total.get();
   // Past the last match (or none at all): nothing to rank, whatever the predicate would cost.
   if (total <= offset) return [];
   // Few filtered matches of a broad slice. A handful that a filter's own index finds (a city: O in
