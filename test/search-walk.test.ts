@@ -170,6 +170,26 @@ describe('relevance pages: postings and walking agree with ranking every match',
   });
 });
 
+describe('sorted listings: walking the sort index agrees with sorting every match', () => {
+  it('by city, status, type and dates, first and later pages', async () => {
+    const walking = createSearch(db.pool, async () => 1, { sortAllBelow: 0 });
+    const { rows } = await db.pool.query<{ c: string; t: string }>(
+      'SELECT principal_city AS c, entity_type AS t FROM registry.entities WHERE principal_city IS NOT NULL GROUP BY 1, 2 ORDER BY count(*) DESC, 1, 2 LIMIT 3',
+    );
+    assert.ok(rows.length > 0);
+    for (const { c, t } of rows) {
+      for (const sort of ['name_asc', 'name_desc', 'date_newest', 'date_oldest'] as const) {
+        for (const extra of [{}, { entity_type: [t] }, { status: ['active' as const], offset: 7 }, { filed_after: '2015-01-01' }]) {
+          const q = { principal_city: c.toLowerCase(), sort, limit: 15, offset: 0, ...extra };
+          const [a, b] = await Promise.all([whole.entities(q), walking.entities(q)]);
+          assert.ok(a.hits.length > 0, JSON.stringify(q));
+          assert.deepEqual(b, a, JSON.stringify(q));
+        }
+      }
+    }
+  });
+});
+
 describe('totals', () => {
   it('of a few matches come from the statement that ranks them, with no count of their own', async () => {
     const statements: string[] = [];

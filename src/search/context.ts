@@ -9,4 +9,6 @@ export interface SearchContext {
   readonly facets: ResultCache<FacetCounts | undefined>;
   /** Relevance pages of fewer matches than this are ranked whole rather than walked (see ranked.ts). */
   readonly rankWholeBelow: number;
+  /** Sorted listings of fewer matches than this sort them all rather than walk the sort's index (entities.ts). */
+  readonly sortAllBelow: number;
 }

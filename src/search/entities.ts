@@ -191,9 +191,6 @@ function postingSlice(name: NameMatch, q: EntitySearch, filtered: boolean): { po
   return {};
 }
 
-/** Sorted listings with at most this many matches sort them all rather than walk the sort's index. */
-const SORT_ALL_BELOW = 50_000;
-
 /** The refs of the requested page, in order. */
 async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: string[], q: EntitySearch, name: NameMatch, total: Total): Promise<number[]> {
   const where = conds.join(' AND ') || 'true';
@@ -205,7 +202,10 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
     // Few matches are found through their filters' indexes and sorted (the fence keeps PostgreSQL
     // from walking the sort's index instead, past millions of rows that fail a filter); many are
     // read off the sort's index.
-    const from = matches <= SORT_ALL_BELOW ? `(SELECT * FROM registry.entities e WHERE ${where} OFFSET 0) e` : `registry.entities e WHERE ${where}`;
+    // A city's listings have sort indexes of their own (migration 022): walked in order unless the
+    // matches are a handful (2,000: a rare type in a large city would read much of the city first).
+    const sortAllBelow = name.kind === 'none' && q.principal_city !== undefined ? ctx.sortAllBelow / 25 : ctx.sortAllBelow;
+    const from = matches < sortAllBelow ? `(SELECT * FROM registry.entities e WHERE ${where} OFFSET 0) e` : `registry.entities e WHERE ${where}`;
     const { rows } = await pool.query<{ id: number }>(
       `SELECT e.id FROM ${from} ORDER BY ${SORT_ORDER[sort]} OFFSET ${s.p(q.offset)} LIMIT ${s.p(q.limit)}`,
       s.params,
