@@ -11,6 +11,7 @@ import { projectRoot } from '../src/config/paths.js';
 import { generateDataset } from '../src/registry/generator/index.js';
 import { importFiles } from '../src/registry/import/index.js';
 import { createSearch, type Search } from '../src/search/index.js';
+import { nameKey } from '../src/search/normalize.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 
 let db: TestDatabase;
@@ -204,17 +205,33 @@ describe('totals', () => {
           : Reflect.get(pool, prop, pool),
     });
     const search = createSearch(recording, async () => 1);
+    // Ranking whole below 40 matches: two words in more rows each (the dictionary's bound) but in
+    // fewer together are ranked and counted by one statement that reads at most 41 matches.
+    const capped = createSearch(recording, async () => 1, { rankWholeBelow: 40 });
     const { rows } = await db.pool.query<{ name: string }>('SELECT name FROM registry.entities ORDER BY document_number LIMIT 5');
-    for (const { name } of rows) {
+    const pairs = await db.pool.query<{ a: string; b: string }>(`
+      WITH w AS (SELECT word FROM registry.entity_words WHERE n BETWEEN 41 AND 800 AND word ~ '^[A-Z]{4,}$')
+      SELECT a, b FROM registry.entities e, unnest(e.name_words) a, unnest(e.name_words) b
+      WHERE a < b AND a IN (SELECT word FROM w) AND b IN (SELECT word FROM w)
+      GROUP BY 1, 2 HAVING count(DISTINCT e.id) <= 40 ORDER BY count(DISTINCT e.id) DESC, 1, 2 LIMIT 20`);
+    const twoWords = pairs.rows.map((p) => `${p.a} ${p.b}`).filter((n) => nameKey(n).words.length === 2).slice(0, 3);
+    assert.ok(twoWords.length > 0, 'the data has such pairs');
+    const cases = [...rows.map(({ name }) => ({ name, search })), ...twoWords.map((name) => ({ name, search: capped }))];
+    for (const { name, search: s } of cases) {
       statements.length = 0;
-      const page = await search.entities({ name, limit: 3, offset: 0 });
+      const page = await s.entities({ name, limit: 3, offset: 0 });
       assert.ok(page.hits.length > 0, name);
-      assert.deepEqual(statements.filter((s) => /count\(\*\)::bigint/.test(s)), [], name);
+      assert.deepEqual(statements.filter((t) => /count\(\*\)::bigint/.test(t)), [], name);
       // Every way to the total agrees: counted alone (a page past the end) and by the ranking walk.
       const [past, walkedPage] = await Promise.all([whole.entities({ name, limit: 3, offset: 100_000 }), walked.entities({ name, limit: 3, offset: 0 })]);
       assert.equal(page.total, past.total, name);
       assert.equal(page.total, walkedPage.total, name);
     }
+    // A name with no match at all: total 0 from the ranking statement alone.
+    statements.length = 0;
+    const none = await capped.entities({ name: `${twoWords[0]} ZZQXJ`, limit: 3, offset: 0 });
+    assert.equal(none.total, 0);
+    assert.deepEqual(statements.filter((t) => /count\(\*\)::bigint/.test(t)), []);
   });
 });
 

@@ -43,10 +43,16 @@ export async function searchAddresses(pool: pg.Pool, ctx: SearchContext, q: Page
     : termsMatch(sql, 'e.address_words', terms);
   const params = [...sql.params];
   const cacheKey = JSON.stringify(['addresses', ctx.version, zip ? zip[0] : terms.map((t) => t.expansions)]);
-  const counted = new Total(ctx.counts, cacheKey, async () => {
-    if (terms.length === 1 && terms[0]!.frequent) return terms[0]!.rows;
-    return (await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM registry.entities e WHERE ${where}`, params)).rows[0]!.n;
-  });
+  const fromDictionary = terms.length === 1 && terms[0]!.frequent;
+  const counted = new Total(
+    ctx.counts,
+    cacheKey,
+    async () => {
+      if (fromDictionary) return terms[0]!.rows;
+      return (await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM registry.entities e WHERE ${where}`, params)).rows[0]!.n;
+    },
+    fromDictionary,
+  );
   if (zip) {
     const [total, { rows }] = await Promise.all([
       counted.get(),

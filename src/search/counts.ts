@@ -44,6 +44,8 @@ export class Total {
     private readonly cache: ResultCache<number>,
     private readonly key: string,
     private readonly count: () => Promise<number>,
+    /** Known without reading the matches (precomputed counts, a dictionary's). */
+    readonly cheap = false,
   ) {}
 
   get(): Promise<number> {

@@ -283,7 +283,7 @@ export async function searchEntities(pool: pg.Pool, ctx: SearchContext, q: Entit
     if (sliced) return countSlice(pool, sliced);
     const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM registry.entities e WHERE ${where}`, params);
     return rows[0]!.n;
-  });
+  }, sliced !== null);
   const ids = await pageRefs(pool, ctx, sql, conds, q, name, counted);
   const [found, total] = await Promise.all([hits(pool, ids), counted.get()]);
   const page: EntityPage = { hits: found, total };

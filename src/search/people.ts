@@ -89,7 +89,7 @@ async function searchNames(
   const counted = new Total(ctx.counts, key, async () => {
     if (exactFromDictionary) return terms[0]!.rows;
     return (await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${k.from} WHERE ${condition}`, params)).rows[0]!.n;
-  });
+  }, exactFromDictionary);
   if (q.norm === undefined) {
     const [total, { rows }] = await Promise.all([
       counted.get(),

@@ -109,21 +109,43 @@ async function rankTierWhole(pool: pg.Pool, q: RankedQuery, tier: number, need: 
   return (await pool.query<Candidate>(text, sql.params)).rows;
 }
 
-/**
- * The page in final order: tier, similarity, tiebreak, over the rows `where` selects. Given a total
- * still wanted, the statement counts the rows it reads for it (all matches, when `where` is the query's).
- */
-async function ordered(pool: pg.Pool, q: RankedQuery, sql: Sql, where: string, offset: number, limit: number, total?: Total): Promise<number[]> {
+/** The rows of a page in final order (tier, similarity, tiebreak) over `source`, counted by `count(*) OVER ()` if asked. */
+async function orderedRows(pool: pg.Pool, q: RankedQuery, sql: Sql, source: string, offset: number, limit: number, counting: boolean): Promise<Array<{ ref: number; total?: number }>> {
   const tierCase = q.tiers.map((t, i) => `WHEN ${t(sql)} THEN ${i}`).join(' ');
-  const counting = total?.wanted === true;
   const { rows } = await pool.query<{ ref: number; total?: number }>(
-    `SELECT ${q.ref} AS ref${counting ? ', count(*) OVER ()::int AS total' : ''} FROM ${q.from} WHERE ${where}
+    `SELECT ${q.ref} AS ref${counting ? ', count(*) OVER ()::int AS total' : ''} FROM ${source}
      ORDER BY CASE ${tierCase} ELSE ${q.tiers.length} END, similarity(${q.text}, ${sql.p(q.query)}) DESC, ${q.tiebreak}
      OFFSET ${sql.p(offset)} LIMIT ${sql.p(limit)}`,
     sql.params,
   );
-  // A page past the last match has no row to carry the count: the total is then counted on its own.
-  if (counting && rows.length > 0) total!.learn(rows[0]!.total!);
+  return rows;
+}
+
+/**
+ * The page in final order over the rows `where` selects. Given a total still wanted, the statement
+ * counts the rows it reads for it (all matches, when `where` is the query's).
+ */
+async function ordered(pool: pg.Pool, q: RankedQuery, sql: Sql, where: string, offset: number, limit: number, total?: Total): Promise<number[]> {
+  const counting = total?.wanted === true;
+  const rows = await orderedRows(pool, q, sql, `${q.from} WHERE ${where}`, offset, limit, counting);
+  // A page past the last match has no row to carry the count: the total is then counted on its own
+  // (no row on the first page: no match at all).
+  if (counting && (rows.length > 0 || offset === 0)) total!.learn(rows[0]?.total ?? 0);
+  return rows.map((r) => r.ref);
+}
+
+/**
+ * The page ranked over the first `cap` + 1 matches read, and counted, in one statement: when there are
+ * no more than `cap`, that is every match and the total. Otherwise (or with no row on a later page)
+ * null, and the page and total are found apart.
+ */
+async function orderedCapped(pool: pg.Pool, q: RankedQuery, offset: number, limit: number, cap: number, total: Total): Promise<number[] | null> {
+  const sql = q.sql.fork();
+  const alias = q.from.split(' ').pop()!;
+  const rows = await orderedRows(pool, q, sql, `(SELECT * FROM ${q.from} WHERE ${q.where} LIMIT ${sql.p(cap + 1)}) ${alias}`, offset, limit, true);
+  const read = rows[0]?.total ?? (offset === 0 ? 0 : null);
+  if (read === null || read > cap) return null;
+  total.learn(read);
   return rows.map((r) => r.ref);
 }
 
@@ -170,6 +192,16 @@ export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQue
   const mayRankWhole = !(q.postings && !q.postings.filtered);
   // Few matches by the dictionary's bound: ranked at once, counted by the same statement.
   if (mayRankWhole && size.bound <= whole) return ordered(pool, q, q.sql.fork(), q.where, offset, limit, size.total);
+  // Words each common and rare together (3248 NE ORANGE: 22 rows): counting, then ranking, read
+  // every match twice. When the total takes a read of its own, one statement ranks and counts up to
+  // the rank-whole limit, and wastes that read only when there are more. (A posting slice with
+  // filters reads every row of the slice to find its matches: never so.)
+  // Past 20 times the cap, more matches are likely, and a planner expecting them could read the
+  // table in order to stop early; below, a seq scan of a twentieth of it costs more than the bitmap.
+  if (!q.postings && size.total.wanted && !size.total.cheap && size.bound <= 20 * whole) {
+    const page = await orderedCapped(pool, q, offset, limit, whole, size.total);
+    if (page) return page;
+  }
   const total = await size.total.get();
   // Past the last match (or none at all): nothing to rank, whatever the predicate would cost.
   if (total <= offset) return [];
