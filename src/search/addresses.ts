@@ -8,7 +8,7 @@ import type { Page, PageRequest } from './paging.js';
 import { Total } from './counts.js';
 import { rankedPage } from './ranked.js';
 import { Sql } from './sql.js';
-import { estimateRows, expandWords, termsMatch } from './terms.js';
+import { expandWords, matchBound, termsMatch } from './terms.js';
 
 export interface AddressHit {
   address: string;
@@ -80,7 +80,7 @@ export async function searchAddresses(pool: pg.Pool, ctx: SearchContext, q: Page
     },
     q.offset,
     q.limit,
-    { bound: estimateRows(terms), total: counted },
+    { ...matchBound(terms), total: counted },
   );
   const [found, total] = await Promise.all([hits(pool, ids), counted.get()]);
   return { hits: found, total };

@@ -9,7 +9,7 @@ import { agentWords } from './people.js';
 import { rankedPage, type RankedQuery } from './ranked.js';
 import type { SearchContext } from './context.js';
 import { Sql } from './sql.js';
-import { estimateRows, expandWords, termsMatch, type Term } from './terms.js';
+import { expandWords, matchBound, termsMatch, type Term } from './terms.js';
 
 export const STATUS_VALUES = ['active', 'inactive', 'a', 'i', 'd', 'r', 'w', 'm', 'n', 'p', 'x'] as const;
 export const SORTS = ['relevance', 'name_asc', 'name_desc', 'date_newest', 'date_oldest'] as const;
@@ -237,7 +237,7 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
     },
     q.offset,
     q.limit,
-    { bound: name.kind === 'words' ? estimateRows(name.terms) : Infinity, total },
+    { ...(name.kind === 'words' ? matchBound(name.terms) : { bound: Infinity, tight: false }), total },
   );
 }
 

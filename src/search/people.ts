@@ -9,7 +9,7 @@ import type { Page, PageRequest } from './paging.js';
 import { Total } from './counts.js';
 import { rankedPage } from './ranked.js';
 import { Sql } from './sql.js';
-import { estimateRows, expandWords, termsMatch, type Dictionary, type Term } from './terms.js';
+import { expandWords, matchBound, termsMatch, type Dictionary, type Term } from './terms.js';
 
 export interface OfficerHit {
   officer_name: string;
@@ -117,7 +117,7 @@ async function searchNames(
     },
     q.offset,
     q.limit,
-    { bound: terms.length ? estimateRows(terms) : Infinity, total: counted },
+    { ...matchBound(terms), total: counted },
   );
   return { refs, total: await counted.get() };
 }

@@ -65,5 +65,12 @@ export function termsMatch(sql: Sql, column: string, terms: readonly Term[]): st
   return terms.map((t) => `${column} && ${sql.p(t.expansions)}::text[]`).join(' AND ');
 }
 
-/** An upper bound of the rows all terms match. */
-export const estimateRows = (terms: readonly Term[]): number => Math.min(...terms.map((t) => t.rows));
+/**
+ * An upper bound of the rows all terms match (Infinity without terms), and whether it is near the
+ * total: one term's bound is the rows of its words, counted twice only where a row holds two of them;
+ * several terms' is the smallest of theirs, and their rows together can be far fewer.
+ */
+export const matchBound = (terms: readonly Term[]): { bound: number; tight: boolean } => ({
+  bound: terms.length ? Math.min(...terms.map((t) => t.rows)) : Infinity,
+  tight: terms.length === 1,
+});
