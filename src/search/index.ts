@@ -11,7 +11,7 @@ import { leadFileRows, searchLeads, type LeadQuery } from './leads.js';
 import type { PageRequest } from './paging.js';
 import { searchAgents, searchOfficers } from './people.js';
 
-/** `rankWholeBelow`: tests set 0 to drive every relevance page through the walk. */
+/** `rankWholeBelow`, `sortAllBelow`: tests set 0 to drive every relevance page, or sorted listing, through its walk. */
 export function createSearch(pool: pg.Pool, datasetVersion: () => Promise<number>, opts: { rankWholeBelow?: number; sortAllBelow?: number } = {}) {
   const counts = new ResultCache<number>();
   const facets = new ResultCache<FacetCounts | undefined>(2_000);
