@@ -3,7 +3,7 @@
 // registry, every query of every kind, first and later pages, must come out the same every way.
 // Words in 25 rows count as frequent here, so the common words have postings.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -12,7 +12,9 @@ import { generateDataset } from '../src/registry/generator/index.js';
 import { importFiles } from '../src/registry/import/index.js';
 import { createSearch, type Search } from '../src/search/index.js';
 import { nameKey } from '../src/search/normalize.js';
+import { expandWords } from '../src/search/terms.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
+import { corporate, fileOf } from './support/records.js';
 
 let db: TestDatabase;
 let dir: string;
@@ -227,6 +229,31 @@ describe('totals', () => {
       assert.equal(page.total, past.total, name);
       assert.equal(page.total, walkedPage.total, name);
     }
+    // One word past the rank-whole limit is counted with its most common expansion's rows from the
+    // dictionary: a row holding that word and another expansion is counted once. Two entities from
+    // a daily file hold a made-up one-edit neighbour of a common word, one of them beside the word.
+    const { rows: topRows } = await db.pool.query<{ word: string }>(
+      `SELECT word FROM registry.entity_words WHERE NOT frequent AND word ~ '^[A-Z]{5,7}$' ORDER BY n DESC, word LIMIT 1`,
+    );
+    const top = topRows[0]!.word;
+    const neighbour = `${top.slice(0, -1)}${top.endsWith('Q') ? 'X' : 'Q'}`;
+    const daily = path.join(dir, '20261124c.txt');
+    await writeFile(
+      daily,
+      fileOf([
+        corporate({ doc: 'L26900000001', name: `${top} ${neighbour} LLC`, fileDate: '11232026' }),
+        corporate({ doc: 'L26900000002', name: `${neighbour} GROUP LLC`, fileDate: '11232026' }),
+      ]),
+    );
+    await importFiles(db.pool, [daily], { frequentWord: 25 });
+    const countedApart = createSearch(recording, async () => 2, { rankWholeBelow: 0 });
+    statements.length = 0;
+    const page = await countedApart.entities({ name: top, limit: 3, offset: 0 });
+    const [term] = await expandWords(db.pool, 'entity_words', [top]);
+    assert.ok(term!.expansions.includes(neighbour));
+    const real = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[]', [term!.expansions]);
+    assert.equal(page.total, real.rows[0]!.n);
+    assert.ok(statements.some((t) => /AND NOT \(e\.name_words && ARRAY/.test(t)), 'the count leaves the most common word to the dictionary');
     // A name with no match at all: total 0 from the ranking statement alone.
     statements.length = 0;
     const none = await capped.entities({ name: `${twoWords[0]} ZZQXJ`, limit: 3, offset: 0 });

@@ -5,10 +5,10 @@ import type pg from 'pg';
 import type { SearchContext } from './context.js';
 import { addressKey } from './normalize.js';
 import type { Page, PageRequest } from './paging.js';
-import { Total } from './counts.js';
+import { countRows, Total } from './counts.js';
 import { rankedPage } from './ranked.js';
 import { Sql } from './sql.js';
-import { expandWords, matchBound, termsMatch } from './terms.js';
+import { countTerm, expandWords, matchBound, termsMatch } from './terms.js';
 
 export interface AddressHit {
   address: string;
@@ -49,7 +49,12 @@ export async function searchAddresses(pool: pg.Pool, ctx: SearchContext, q: Page
     cacheKey,
     async () => {
       if (fromDictionary) return terms[0]!.rows;
-      return (await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM registry.entities e WHERE ${where}`, params)).rows[0]!.n;
+      const count = (condition: string, values: unknown[]): Promise<number> => countRows(pool, 'registry.entities e', condition, values);
+      if (terms.length === 1) {
+        const s = new Sql();
+        return countTerm(s, 'e.address_words', terms[0]!, (c) => count(c, s.params));
+      }
+      return count(where, params);
     },
     fromDictionary,
   );

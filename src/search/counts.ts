@@ -64,6 +64,12 @@ export class Total {
   }
 }
 
+/** The rows of `from` (a table and its alias) for which `condition` holds. */
+export async function countRows(pool: pg.Pool, from: string, condition: string, values: unknown[]): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${from} WHERE ${condition}`, values);
+  return rows[0]!.n;
+}
+
 export interface SliceCount {
   /** '' all entities, 'c:CITY', 'w:WORD', 'p:X' (see migration 010). */
   slice: string;

@@ -2,14 +2,14 @@
 // exact total and facets, all from one predicate. See docs/search.md for how it stays fast at
 // 12.6 million entities.
 import type pg from 'pg';
-import { countSlice, Total, type SliceCount } from './counts.js';
+import { countRows, countSlice, Total, type SliceCount } from './counts.js';
 import { legalForm, nameKey, personKey } from './normalize.js';
 import type { Page } from './paging.js';
 import { agentWords } from './people.js';
 import { rankedPage, type RankedQuery } from './ranked.js';
 import type { SearchContext } from './context.js';
 import { Sql } from './sql.js';
-import { expandWords, matchBound, termsMatch, type Term } from './terms.js';
+import { countTerm, expandWords, matchBound, termsMatch, type Term } from './terms.js';
 
 export const STATUS_VALUES = ['active', 'inactive', 'a', 'i', 'd', 'r', 'w', 'm', 'n', 'p', 'x'] as const;
 export const SORTS = ['relevance', 'name_asc', 'name_desc', 'date_newest', 'date_oldest'] as const;
@@ -279,10 +279,14 @@ export async function searchEntities(pool: pg.Pool, ctx: SearchContext, q: Entit
   // The match predicate's own parameters (ranking adds more to `sql` for its statements).
   const params = [...sql.params];
   const sliced = slicedCount(q, name);
+  const count = (condition: string, values: unknown[]): Promise<number> => countRows(pool, 'registry.entities e', condition, values);
   const counted = new Total(ctx.counts, cacheKey(ctx, q, name, 'total'), async () => {
     if (sliced) return countSlice(pool, sliced);
-    const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM registry.entities e WHERE ${where}`, params);
-    return rows[0]!.n;
+    if (name.kind === 'words' && name.terms.length === 1 && conds.length === 1) {
+      const s = new Sql();
+      return countTerm(s, 'e.name_words', name.terms[0]!, (c) => count(c, s.params));
+    }
+    return count(where, params);
   }, sliced !== null);
   const ids = await pageRefs(pool, ctx, sql, conds, q, name, counted);
   const [found, total] = await Promise.all([hits(pool, ids), counted.get()]);

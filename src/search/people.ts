@@ -6,10 +6,10 @@ import type pg from 'pg';
 import type { SearchContext } from './context.js';
 import { nameKey, personKey, sortedWords } from './normalize.js';
 import type { Page, PageRequest } from './paging.js';
-import { Total } from './counts.js';
+import { countRows, Total } from './counts.js';
 import { rankedPage } from './ranked.js';
 import { Sql } from './sql.js';
-import { expandWords, matchBound, termsMatch, type Dictionary, type Term } from './terms.js';
+import { countTerm, expandWords, matchBound, termsMatch, type Dictionary, type Term } from './terms.js';
 
 export interface OfficerHit {
   officer_name: string;
@@ -86,9 +86,14 @@ async function searchNames(
   // A single frequent word counts exactly as its dictionary says.
   const exactFromDictionary = terms.length === 1 && terms[0]!.frequent && !q.extra;
   const key = JSON.stringify([k.from, ctx.version, q.norm, terms.map((t) => t.expansions), q.extra?.key]);
+  const count = (where: string, values: unknown[]): Promise<number> => countRows(pool, k.from, where, values);
   const counted = new Total(ctx.counts, key, async () => {
     if (exactFromDictionary) return terms[0]!.rows;
-    return (await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${k.from} WHERE ${condition}`, params)).rows[0]!.n;
+    if (terms.length === 1 && !q.extra) {
+      const s = new Sql();
+      return countTerm(s, k.words, terms[0]!, (c) => count(c, s.params));
+    }
+    return count(condition, params);
   }, exactFromDictionary);
   if (q.norm === undefined) {
     const [total, { rows }] = await Promise.all([
