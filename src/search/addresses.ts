@@ -49,12 +49,8 @@ export async function searchAddresses(pool: pg.Pool, ctx: SearchContext, q: Page
     cacheKey,
     async () => {
       if (fromDictionary) return terms[0]!.rows;
-      const count = (condition: string, values: unknown[]): Promise<number> => countRows(pool, 'registry.entities e', condition, values);
-      if (terms.length === 1) {
-        const s = new Sql();
-        return countTerm(s, 'e.address_words', terms[0]!, (c) => count(c, s.params));
-      }
-      return count(where, params);
+      if (terms.length === 1) return countTerm(pool, 'registry.entities e', 'e.address_words', terms[0]!);
+      return countRows(pool, 'registry.entities e', where, params);
     },
     fromDictionary,
   );

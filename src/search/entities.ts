@@ -279,14 +279,11 @@ export async function searchEntities(pool: pg.Pool, ctx: SearchContext, q: Entit
   // The match predicate's own parameters (ranking adds more to `sql` for its statements).
   const params = [...sql.params];
   const sliced = slicedCount(q, name);
-  const count = (condition: string, values: unknown[]): Promise<number> => countRows(pool, 'registry.entities e', condition, values);
   const counted = new Total(ctx.counts, cacheKey(ctx, q, name, 'total'), async () => {
     if (sliced) return countSlice(pool, sliced);
-    if (name.kind === 'words' && name.terms.length === 1 && conds.length === 1) {
-      const s = new Sql();
-      return countTerm(s, 'e.name_words', name.terms[0]!, (c) => count(c, s.params));
-    }
-    return count(where, params);
+    // One word and nothing else.
+    if (name.kind === 'words' && name.terms.length === 1 && conds.length === 1) return countTerm(pool, 'registry.entities e', 'e.name_words', name.terms[0]!);
+    return countRows(pool, 'registry.entities e', where, params);
   }, sliced !== null);
   const ids = await pageRefs(pool, ctx, sql, conds, q, name, counted);
   const [found, total] = await Promise.all([hits(pool, ids), counted.get()]);

@@ -86,14 +86,10 @@ async function searchNames(
   // A single frequent word counts exactly as its dictionary says.
   const exactFromDictionary = terms.length === 1 && terms[0]!.frequent && !q.extra;
   const key = JSON.stringify([k.from, ctx.version, q.norm, terms.map((t) => t.expansions), q.extra?.key]);
-  const count = (where: string, values: unknown[]): Promise<number> => countRows(pool, k.from, where, values);
   const counted = new Total(ctx.counts, key, async () => {
     if (exactFromDictionary) return terms[0]!.rows;
-    if (terms.length === 1 && !q.extra) {
-      const s = new Sql();
-      return countTerm(s, k.words, terms[0]!, (c) => count(c, s.params));
-    }
-    return count(condition, params);
+    if (terms.length === 1 && !q.extra) return countTerm(pool, k.from, k.words, terms[0]!);
+    return countRows(pool, k.from, condition, params);
   }, exactFromDictionary);
   if (q.norm === undefined) {
     const [total, { rows }] = await Promise.all([

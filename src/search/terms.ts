@@ -3,6 +3,7 @@
 // matches when it holds an expansion of every query word. A frequent word (see FREQUENT_WORD)
 // matches itself only: it was not mistyped, and its count is known exactly.
 import type pg from 'pg';
+import { countRows } from './counts.js';
 import type { Sql } from './sql.js';
 
 export type Dictionary = 'entity_words' | 'officer_words' | 'agent_words' | 'address_words';
@@ -69,16 +70,16 @@ export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: 
 }
 
 /**
- * The exact number of rows matching a single term, reading only some of them: the rows holding its
- * most common word come from the dictionary, and a statement counts the rows holding another of its
- * words but not that one (MORA: 50,401 of its 146,738 officers hold its most common word and are not read). `count`
- * runs a count(*) of a condition, written with `sql`'s parameters.
+ * The exact number of rows of `from` matching a single term in `column`, reading only some of them:
+ * the rows holding its most common word come from the dictionary, and a statement counts the rows
+ * holding another of its words but not that one (MORA: 50,401 of its 146,738 officers hold its most
+ * common word and are not read).
  */
-export async function countTerm(sql: Sql, column: string, t: Term, count: (where: string) => Promise<number>): Promise<number> {
+export async function countTerm(pool: pg.Pool, from: string, column: string, t: Term): Promise<number> {
   if (!t.top) return 0;
   const others = t.expansions.filter((w) => w !== t.top!.word);
   if (others.length === 0) return t.top.rows;
-  return t.top.rows + (await count(`${column} && ${sql.p(others)}::text[] AND NOT (${column} && ARRAY[${sql.p(t.top.word)}]::text[])`));
+  return t.top.rows + (await countRows(pool, from, `${column} && $1::text[] AND NOT (${column} && ARRAY[$2]::text[])`, [others, t.top.word]));
 }
 
 /** `column` holds an expansion of every term (no terms, or a term without expansions: nothing). */
