@@ -48,7 +48,7 @@ export async function searchAddresses(pool: pg.Pool, ctx: SearchContext, q: Page
     ctx.counts,
     cacheKey,
     async () => {
-      if (fromDictionary) return terms[0]!.rows;
+      // One word (a frequent one is its own only expansion: the dictionary's count, no statement).
       if (terms.length === 1) return countTerm(pool, 'registry.entities e', 'e.address_words', terms[0]!);
       return countRows(pool, 'registry.entities e', where, params);
     },

@@ -87,7 +87,7 @@ async function searchNames(
   const exactFromDictionary = terms.length === 1 && terms[0]!.frequent && !q.extra;
   const key = JSON.stringify([k.from, ctx.version, q.norm, terms.map((t) => t.expansions), q.extra?.key]);
   const counted = new Total(ctx.counts, key, async () => {
-    if (exactFromDictionary) return terms[0]!.rows;
+    // One word (a frequent one is its own only expansion: the dictionary's count, no statement).
     if (terms.length === 1 && !q.extra) return countTerm(pool, k.from, k.words, terms[0]!);
     return countRows(pool, k.from, condition, params);
   }, exactFromDictionary);

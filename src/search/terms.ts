@@ -65,7 +65,7 @@ export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: 
     expansions: r.expansions,
     rows: r.rows,
     frequent: r.frequent,
-    top: r.top_word === null ? null : { word: r.top_word, rows: Number(r.top_rows) },
+    top: r.top_word === null ? null : { word: r.top_word, rows: r.top_rows! },
   }));
 }
 
