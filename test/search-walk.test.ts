@@ -70,6 +70,7 @@ describe('ranked postings', () => {
       SELECT p.* FROM registry.entity_postings p LEFT JOIN registry.entities e ON e.id = p.id
       WHERE e.id IS NULL OR p.document_number <> e.document_number OR p.filed <> coalesce(e.filing_date, '-infinity')
          OR p.sim <> similarity(e.name_core, substr(p.slice, 3)) OR p.prefix <> (e.name_core LIKE substr(p.slice, 3) || '%')
+         OR p.status <> e.status OR p.entity_type <> e.entity_type
          OR NOT (CASE WHEN p.slice LIKE 'w:%' THEN substr(p.slice, 3) = ANY(e.name_words) ELSE e.name_core LIKE substr(p.slice, 3) || '%' END)`);
     assert.deepEqual(wrong.rows, []);
     // Frequent words and prefixes within each city, as the entities now are; and as migration 021
@@ -100,7 +101,18 @@ describe('relevance pages: postings and walking agree with ranking every match',
   it('entities, with and without filters, first and deep pages', async () => {
     const city = (await db.pool.query<{ c: string }>('SELECT principal_city AS c FROM registry.entities GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1')).rows[0]!.c;
     for (const name of await entityQueries()) {
-      for (const extra of [{}, { status: ['active' as const] }, { offset: 30 }, { entity_type: ['FLAL'], offset: 5 }, { principal_city: city }]) {
+      const filters = [
+        {},
+        { status: ['active' as const] },
+        { offset: 30 },
+        { entity_type: ['FLAL'], offset: 5 },
+        { principal_city: city },
+        { filed_after: '2012-01-01', status: ['inactive' as const] },
+        // Rows without a filing date pass no date filter.
+        { filed_before: '2009-12-31', entity_type: ['DOMP', 'FLAL'] },
+        { status: ['d' as const] },
+      ];
+      for (const extra of filters) {
         const q = { name, limit: 25, offset: 0, ...extra };
         const [a, b, c] = await Promise.all([whole.entities(q), walked.entities(q), between.entities(q)]);
         assert.deepEqual(b.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${name} ${JSON.stringify(extra)}`);
@@ -137,6 +149,28 @@ describe('relevance pages: postings and walking agree with ranking every match',
       const q = { name: r.p, entity_type: [r.t], limit: 25, offset: 0 };
       const [a, c] = await Promise.all([whole.entities(q), between.entities(q)]);
       assert.deepEqual(c.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${r.p} ${r.t}`);
+    }
+  });
+
+  it('entities without a filing date, read off the postings, pass no date filter', async () => {
+    const daily = path.join(dir, '20261123c.txt');
+    await writeFile(daily, fileOf([corporate({ doc: 'L26800000001', name: 'AZURE UNDATED TRUST', fileDate: '', status: 'I', type: 'TRUST' })]));
+    await importFiles(db.pool, [daily], { frequentWord: 25 });
+    const undated = await db.pool.query(`SELECT 1 FROM registry.entities WHERE document_number = 'L26800000001' AND filing_date IS NULL`);
+    assert.equal(undated.rowCount, 1);
+    const cases: Array<[Record<string, unknown>, string, boolean]> = [
+      [{ filed_before: '2099-12-31' }, `e.filing_date <= '2099-12-31'`, false],
+      [{ filed_after: '1900-01-01' }, `e.filing_date >= '1900-01-01'`, false],
+      [{ status: ['inactive'], entity_type: ['TRUST'] }, `e.status = 'I' AND e.entity_type = 'TRUST'`, true],
+    ];
+    for (const [extra, condition, listed] of cases) {
+      const q = { name: 'A', limit: 100, offset: 0, ...extra };
+      const [a, b] = await Promise.all([whole.entities(q), walked.entities(q)]);
+      const docs = b.hits.map((h) => h.document_number);
+      assert.deepEqual(docs, a.hits.map((h) => h.document_number), JSON.stringify(extra));
+      assert.equal(docs.includes('L26800000001'), listed, JSON.stringify(extra));
+      const real = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM registry.entities e WHERE e.name_core LIKE 'A%' AND ${condition}`);
+      assert.equal(b.total, real.rows[0]!.n, JSON.stringify(extra));
     }
   });
 

@@ -145,17 +145,27 @@ async function conditions(pool: pg.Pool, sql: Sql, q: EntitySearch, name: NameMa
   return where;
 }
 
-/** The precomputed counts that give this query's total, when its filters allow (see counts.ts). */
-function slicedCount(q: EntitySearch, name: NameMatch): SliceCount | null {
+/**
+ * The query's filters other than the name and city when they are all status (active or inactive),
+ * type and filing dates: the ones the precomputed counts and the ranked postings hold. Null otherwise.
+ */
+function countedFilters(q: EntitySearch): Omit<SliceCount, 'slice' | 'predicate'> | null {
   if (q.doc_number_prefix !== undefined || q.officer_name !== undefined || q.ra_name !== undefined || q.principal_state !== undefined) return null;
+  if (q.state !== undefined && q.state !== 'FL') return null;
   const letters = q.status?.length ? statusLetters(q.status) : null;
   if (letters && [...letters].some((l) => l !== 'a' && l !== 'i')) return null;
-  const base = {
+  return {
     ...(letters ? { statuses: [...letters].map((l) => l.toUpperCase()) } : {}),
     ...(q.entity_type?.length ? { types: q.entity_type } : {}),
     ...(q.filed_after ? { after: q.filed_after } : {}),
     ...(q.filed_before ? { before: q.filed_before } : {}),
   };
+}
+
+/** The precomputed counts that give this query's total, when its filters allow (see counts.ts). */
+function slicedCount(q: EntitySearch, name: NameMatch): SliceCount | null {
+  const base = countedFilters(q);
+  if (!base) return null;
   const city = q.principal_city?.toUpperCase();
   const inCity = (sql: Sql): string => `upper(e.principal_city) = ${sql.p(city)}`;
   if (name.kind === 'none') return city ? { slice: `c:${city}`, predicate: inCity, ...base } : { slice: '', predicate: () => 'true', ...base };
@@ -179,15 +189,37 @@ const SORT_ORDER: Record<Exclude<EntitySearch['sort'], 'relevance' | undefined>,
 };
 
 /**
+ * The query's filters as a condition on the ranked postings' own columns (migration 023), when they
+ * hold them all: the postings that pass are then exactly the matches.
+ */
+function postingFilter(q: EntitySearch): ((sql: Sql) => string) | undefined {
+  const f = q.principal_city === undefined ? countedFilters(q) : null;
+  if (!f) return undefined;
+  return (sql) => {
+    const parts = [
+      ...(f.statuses ? [`p.status = ANY(${sql.p(f.statuses)}::text[])`] : []),
+      ...(f.types ? [`p.entity_type = ANY(${sql.p(f.types)}::text[])`] : []),
+      ...(f.after ? [`p.filed >= ${sql.p(f.after)}::date`] : []),
+      // A posting without a filing date holds -infinity, which no date filter admits.
+      ...(f.before ? [`p.filed <= ${sql.p(f.before)}::date AND p.filed > '-infinity'`] : []),
+    ];
+    return parts.join(' AND ') || 'true';
+  };
+}
+
+/**
  * The ranked postings' slice (migration 013) a relevance query is exactly: a one- or two-character
  * prefix, or a single frequent word with nothing else (weak words aside) that would change similarity.
  */
 function postingSlice(name: NameMatch, q: EntitySearch, filtered: boolean): { postings?: RankedQuery['postings'] } {
   // With a name, only these filters are read through their own indexes (see filterColumn).
   const indexedFilter = q.principal_city !== undefined || q.doc_number_prefix !== undefined;
-  if (name.kind === 'prefix') return { postings: { slice: `p:${name.core}`, exactTiers: 2, filtered, indexedFilter } };
+  const posted = (slice: string): { postings: RankedQuery['postings'] } => ({
+    postings: { slice, exactTiers: 2, filtered, indexedFilter, ...(filtered ? { filter: postingFilter(q) } : {}) },
+  });
+  if (name.kind === 'prefix') return posted(`p:${name.core}`);
   const only = name.kind === 'words' && name.terms.length === 1 ? name.terms[0]! : null;
-  if (only?.frequent && name.kind === 'words' && name.core === only.word) return { postings: { slice: `w:${only.word}`, exactTiers: 2, filtered, indexedFilter } };
+  if (only?.frequent && name.kind === 'words' && name.core === only.word) return posted(`w:${only.word}`);
   return {};
 }
 

@@ -2,8 +2,9 @@
 // postings (migration 013) instead of ranking their hundreds of thousands of matches: the exact
 // tiers first (a handful of rows, ranked as usual), then the slice's postings in their stored order,
 // which is the order the ranking would give them (prefix tier, similarity, filing date, number).
-// Postings are read as document numbers, which the index holds: skipping 10,000 of them for a deep
-// page reads index pages only.
+// Postings are read off their rank index, which holds each one's entity and the columns filters ask
+// about (status, type, filing date): skipping 10,000 of them for a deep page, or passing over those
+// a filter rejects, reads index pages only.
 import type pg from 'pg';
 import type { RankedQuery } from './ranked.js';
 import { Sql } from './sql.js';
@@ -11,22 +12,31 @@ import { Sql } from './sql.js';
 /** Postings read by the first step; later steps read four times more (filters may reject many). */
 const FIRST_STEP = 64;
 
-/** The next `limit` postings of `slice` from `offset`, in rank order, as document numbers. */
-async function postingDocs(pool: pg.Pool, slice: string, offset: number, limit: number): Promise<string[]> {
-  const { rows } = await pool.query<{ document_number: string }>(
-    `SELECT document_number FROM registry.entity_postings WHERE slice = $1
-     ORDER BY prefix DESC, sim DESC, filed DESC, document_number OFFSET $2 LIMIT $3`,
-    [slice, offset, limit],
-  );
-  return rows.map((r) => r.document_number);
+interface Posting {
+  document_number: string;
+  id: number;
 }
 
-/** The refs of the entities `docs` names, in their order: those the query's predicate keeps, or all. */
-async function refsOf(pool: pg.Pool, q: RankedQuery, docs: string[], filtered: boolean): Promise<number[]> {
-  const sql = filtered ? q.sql.fork() : new Sql();
+/**
+ * The next `limit` postings of `slice` from `offset`, in rank order, that pass `filter` (a condition
+ * over the postings' own columns, alias `p`): read off the rank index, which holds them all.
+ */
+async function postingRows(pool: pg.Pool, slice: string, offset: number, limit: number, filter?: (sql: Sql) => string): Promise<Posting[]> {
+  const sql = new Sql();
+  const { rows } = await pool.query<Posting>(
+    `SELECT document_number, id FROM registry.entity_postings p WHERE slice = ${sql.p(slice)}${filter ? ` AND ${filter(sql)}` : ''}
+     ORDER BY prefix DESC, sim DESC, filed DESC, document_number OFFSET ${sql.p(offset)} LIMIT ${sql.p(limit)}`,
+    sql.params,
+  );
+  return rows;
+}
+
+/** The refs of the entities `docs` names that the query's predicate keeps, in their order. */
+async function refsOf(pool: pg.Pool, q: RankedQuery, docs: string[]): Promise<number[]> {
+  const sql = q.sql.fork();
   const { rows } = await pool.query<{ ref: number }>(
     `SELECT ${q.ref} AS ref FROM unnest(${sql.p(docs)}::text[]) WITH ORDINALITY AS u(doc, pos)
-     JOIN ${q.from} ON e.document_number = u.doc WHERE ${filtered ? q.where : 'true'} ORDER BY u.pos`,
+     JOIN ${q.from} ON e.document_number = u.doc WHERE ${q.where} ORDER BY u.pos`,
     sql.params,
   );
   return rows.map((r) => r.ref);
@@ -40,22 +50,22 @@ async function docsOf(pool: pg.Pool, refs: number[]): Promise<Set<string>> {
 }
 
 /**
- * The refs at positions [from, need) of the postings past the exact tiers. Without filters every
- * posting is a match: the positions are counted on document numbers and only the page's rows are
- * looked up. With filters, postings are read in growing steps and checked against the entity rows;
- * null once `maxRead` postings did not fill the page.
+ * The refs at positions [from, need) of the postings past the exact tiers. When every posting is a
+ * match, or the postings' own columns decide which are (status, type, dates), one read of the rank
+ * index finds them. With other filters, postings are read in growing steps and checked against the
+ * entity rows; null once `maxRead` postings did not fill the page.
  */
 async function postedRefs(pool: pg.Pool, q: RankedQuery, from: number, need: number, skip: ReadonlySet<string>, maxRead: number): Promise<number[] | null> {
-  const { slice, filtered } = q.postings!;
-  if (!filtered) {
-    const docs = (await postingDocs(pool, slice, 0, need + skip.size)).filter((d) => !skip.has(d));
-    return refsOf(pool, q, docs.slice(from, need), false);
+  const { slice, filtered, filter } = q.postings!;
+  if (!filtered || filter) {
+    const rows = await postingRows(pool, slice, 0, need + skip.size, filter);
+    return rows.filter((r) => !skip.has(r.document_number)).slice(from, need).map((r) => r.id);
   }
   const out: number[] = [];
   for (let offset = 0, step = Math.max(FIRST_STEP, need + skip.size); out.length < need; offset += step, step *= 4) {
     if (offset >= maxRead) return null;
-    const docs = await postingDocs(pool, slice, offset, step);
-    out.push(...(await refsOf(pool, q, docs.filter((d) => !skip.has(d)), true)));
+    const docs = (await postingRows(pool, slice, offset, step)).map((r) => r.document_number);
+    out.push(...(await refsOf(pool, q, docs.filter((d) => !skip.has(d)))));
     if (docs.length < step) break;
   }
   return out.slice(from, need);

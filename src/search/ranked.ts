@@ -34,10 +34,17 @@ export interface RankedQuery {
   readonly sql: Sql;
   /**
    * When the query is exactly a slice of the ranked postings (postings.ts): the slice, how many of
-   * `tiers` are exact tiers (ranked before the postings' own order), whether filters narrow it, and
-   * whether one of them has an index of its own that finds its rows of the slice (a city).
+   * `tiers` are exact tiers (ranked before the postings' own order), whether filters narrow it,
+   * whether one of them has an index of its own that finds its rows of the slice (a city), and the
+   * filters as a condition on the postings' own columns (alias `p`) when those hold them all.
    */
-  readonly postings?: { readonly slice: string; readonly exactTiers: number; readonly filtered: boolean; readonly indexedFilter: boolean };
+  readonly postings?: {
+    readonly slice: string;
+    readonly exactTiers: number;
+    readonly filtered: boolean;
+    readonly indexedFilter: boolean;
+    readonly filter?: (sql: Sql) => string;
+  };
   /**
    * Every match holds all of the query's trigrams (the query is one frequent word, matched as
    * itself), so its similarity is a / t and falls as t grows: with an index on (t, tiebreak), each
@@ -211,16 +218,18 @@ export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQue
   // YANKEETOWN, 23) are ranked whole at once. Otherwise ranking them whole reads all of them (FOUNDATION
   // in ORLANDO, 13,440: 412 ms) or, when no filter has an index, every row of the slice (FLORIDA of one
   // entity type: 1 s warm, 13 s cold at 12.6 million), and the postings usually fill the page sooner;
-  // but a filter can reject the first postings wholesale (a type rare among the newest names), so
-  // they are read only so far before falling back.
+  // but a filter can reject the first postings wholesale (a type rare among the newest names). Status,
+  // type and dates are tested on the postings' index itself; other filters on the entities, whose
+  // postings are then read only so far before falling back.
   const handful = q.postings?.indexedFilter === true && total <= whole / 25;
   if (total <= whole && (!q.postings || handful)) return rankWhole();
   if (q.postings) {
     const sql = q.sql.fork();
     const exact = q.tiers.slice(0, q.postings.exactTiers).map((t) => t(sql));
     const exactRefs = await ordered(pool, q, sql, `${q.where} AND (${exact.join(' OR ')})`, 0, need);
-    // At most a fifth as many postings as the matches ranked whole at once (5,000 for a first page): each is a random read.
-    const maxRead = total <= whole ? whole / 5 : Infinity;
+    // At most a fifth as many postings as the matches ranked whole at once (5,000 for a first page)
+    // when each is checked by a random read of its entity.
+    const maxRead = total <= whole && !q.postings.filter ? whole / 5 : Infinity;
     return (await postingPage(pool, q, exactRefs, offset, limit, maxRead)) ?? rankWhole();
   }
   if (q.trigramOrder) return trigramOrderedPage(pool, q, offset, limit);

@@ -220,7 +220,9 @@ export async function loadSnapshot(
     step('indexes');
     const carriedOver = await inTransaction(pool, (c) => unit.carryOver(c, file.fileDate));
     step(`carried over ${carriedOver} newer records`);
-    for (const t of tables) await pool.query(`ANALYZE ${NEXT}.${t}`);
+    // Derived rows were inserted, not copied frozen: vacuumed, their pages are marked all-visible and
+    // index-only scans (the ranked postings' filtered pages) skip the table.
+    for (const t of tables) await pool.query(`${unit.derived.includes(t) ? 'VACUUM (ANALYZE)' : 'ANALYZE'} ${NEXT}.${t}`);
     step('analyzed');
 
     const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${NEXT}.${unit.copied[0]!.table}`);
