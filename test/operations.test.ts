@@ -116,6 +116,10 @@ describe('entity search', () => {
     assert.deepEqual((await q('officer_name=john%20smith')).sort(), ['L20000000001', 'L23000000007']);
     assert.deepEqual((await q('ra_name=corporation%20service')).sort(), ['L19000000004', 'L20000000001', 'L22000000003', 'L26000000012']);
     assert.deepEqual(await q('state=GA'), []);
+    // No entity is on another state's registry, with or without a name: the total says so too.
+    for (const query of ['state=GA', 'state=GA&name=a', 'state=GA&status=active']) {
+      assert.equal((await get(`/v1/entities/search?${query}`)).json().pagination.total, 0, query);
+    }
     assert.equal((await q('state=fl&limit=500')).length, 13);
     assert.deepEqual(await q('name=acme&sort=name_desc&limit=3'), ['L19000000004', 'L23000000005', 'L23000000006']);
     assert.deepEqual((await q('sort=date_newest&limit=2')), ['P26000000013', 'L26000000012']);
