@@ -97,6 +97,16 @@ describe('ranked postings', () => {
   });
 });
 
+describe('word indexes', () => {
+  it('keep no pending list after a full load and daily files (every search would read it through)', async () => {
+    const { rows } = await db.pool.query<{ relname: string; reloptions: string[] | null }>(`
+      SELECT c.relname, c.reloptions FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+      WHERE a.amname = 'gin' AND c.relnamespace = 'registry'::regnamespace ORDER BY 1`);
+    assert.ok(rows.length >= 9, 'the word indexes are there');
+    assert.deepEqual(rows.filter((r) => !(r.reloptions ?? []).includes('fastupdate=off')).map((r) => r.relname), []);
+  });
+});
+
 describe('relevance pages: postings and walking agree with ranking every match', () => {
   it('entities, with and without filters, first and deep pages', async () => {
     const city = (await db.pool.query<{ c: string }>('SELECT principal_city AS c FROM registry.entities GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1')).rows[0]!.c;
