@@ -212,8 +212,10 @@ function postingFilter(q: EntitySearch): ((sql: Sql) => string) | undefined {
  * prefix, or a single frequent word with nothing else (weak words aside) that would change similarity.
  */
 function postingSlice(name: NameMatch, q: EntitySearch, filtered: boolean): { postings?: RankedQuery['postings'] } {
-  // With a name, only these filters are read through their own indexes (see filterColumn).
-  const indexedFilter = q.principal_city !== undefined || q.doc_number_prefix !== undefined;
+  // With a name, only these filters are read through their own indexes (see filterColumn); a prefix
+  // within a city through one that finds exactly its matches (migration 025).
+  const inCity = q.principal_city !== undefined;
+  const indexedFilter = inCity && name.kind === 'prefix' ? 'matches' : inCity || q.doc_number_prefix !== undefined ? 'rows' : null;
   const posted = (slice: string): { postings: RankedQuery['postings'] } => ({
     postings: { slice, exactTiers: 2, filtered, indexedFilter, ...(filtered ? { filter: postingFilter(q) } : {}) },
   });

@@ -35,14 +35,15 @@ export interface RankedQuery {
   /**
    * When the query is exactly a slice of the ranked postings (postings.ts): the slice, how many of
    * `tiers` are exact tiers (ranked before the postings' own order), whether filters narrow it,
-   * whether one of them has an index of its own that finds its rows of the slice (a city), and the
-   * filters as a condition on the postings' own columns (alias `p`) when those hold them all.
+   * whether a filter has an index of its own that finds the slice's matches among its rows ('rows':
+   * a city, for a word) or exactly them ('matches': a prefix within a city), and the filters as a
+   * condition on the postings' own columns (alias `p`) when those hold them all.
    */
   readonly postings?: {
     readonly slice: string;
     readonly exactTiers: number;
     readonly filtered: boolean;
-    readonly indexedFilter: boolean;
+    readonly indexedFilter: 'rows' | 'matches' | null;
     readonly filter?: (sql: Sql) => string;
   };
   /**
@@ -215,13 +216,15 @@ export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQue
   // Past the last match (or none at all): nothing to rank, whatever the predicate would cost.
   if (total <= offset) return [];
   // Few filtered matches of a broad slice. A handful that a filter's own index finds (a city: O in
-  // YANKEETOWN, 23) are ranked whole at once. Otherwise ranking them whole reads all of them (FOUNDATION
+  // YANKEETOWN, 23) are ranked whole at once, and up to 5,000 that an index finds exactly (M in SAINT
+  // AUGUSTINE, 4,849: 17 ms, 33 from the postings). Otherwise ranking them whole reads all of them (FOUNDATION
   // in ORLANDO, 13,440: 412 ms) or, when no filter has an index, every row of the slice (FLORIDA of one
   // entity type: 1 s warm, 13 s cold at 12.6 million), and the postings usually fill the page sooner;
   // but a filter can reject the first postings wholesale (a type rare among the newest names). Status,
   // type and dates are tested on the postings' index itself; other filters on the entities, whose
   // postings are then read only so far before falling back.
-  const handful = q.postings?.indexedFilter === true && total <= whole / 25;
+  const indexed = q.postings?.indexedFilter;
+  const handful = indexed != null && total <= whole / (indexed === 'matches' ? 5 : 25);
   if (total <= whole && (!q.postings || handful)) return rankWhole();
   if (q.postings) {
     const sql = q.sql.fork();
