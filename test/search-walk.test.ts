@@ -128,6 +128,7 @@ describe('relevance pages: postings and walking agree with ranking every match',
         assert.deepEqual(b.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${name} ${JSON.stringify(extra)}`);
         assert.deepEqual(c.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${name} ${JSON.stringify(extra)}`);
         assert.equal(b.total, a.total);
+        assert.equal(c.total, a.total, `${name} ${JSON.stringify(extra)}`);
       }
     }
   });

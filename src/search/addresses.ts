@@ -81,7 +81,7 @@ export async function searchAddresses(pool: pg.Pool, ctx: SearchContext, q: Page
     },
     q.offset,
     q.limit,
-    { ...matchBound(terms), total: counted },
+    { ...matchBound(terms, false), total: counted },
   );
   const [found, total] = await Promise.all([hits(pool, ids), counted.get()]);
   return { hits: found, total };

@@ -6,7 +6,7 @@ import { countRows, countSlice, Total, type SliceCount } from './counts.js';
 import { legalForm, nameKey, personKey } from './normalize.js';
 import type { Page } from './paging.js';
 import { agentWords } from './people.js';
-import { rankedPage, type RankedQuery } from './ranked.js';
+import { rankedPage, type MatchSize, type RankedQuery } from './ranked.js';
 import type { SearchContext } from './context.js';
 import { Sql } from './sql.js';
 import { countTerm, expandWords, matchBound, termsMatch, type Term } from './terms.js';
@@ -225,6 +225,23 @@ function postingSlice(name: NameMatch, q: EntitySearch, filtered: boolean): { po
   return {};
 }
 
+/**
+ * The words' bound on the matches (matchBound) and, with filters the precomputed counts hold (a city,
+ * status, type, dates), the total to expect: the bound times the share of all entities they keep.
+ */
+async function wordsSize(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, terms: Term[], filtered: boolean): Promise<Omit<MatchSize, 'total'>> {
+  const size = matchBound(terms, filtered);
+  const base = filtered ? countedFilters(q) : null;
+  if (!base) return size;
+  const city = q.principal_city?.toUpperCase();
+  const share = (filters: Omit<SliceCount, 'slice' | 'predicate'>): Promise<number> =>
+    ctx.counts.get(JSON.stringify(['share', ctx.version, city, filters]), () =>
+      countSlice(pool, city ? { slice: `c:${city}`, predicate: (sql) => `upper(e.principal_city) = ${sql.p(city)}`, ...filters } : { slice: '', predicate: () => 'true', ...filters }),
+    );
+  const [kept, all] = await Promise.all([share(base), ctx.counts.get(JSON.stringify(['share', ctx.version]), () => countSlice(pool, { slice: '', predicate: () => 'true' }))]);
+  return { ...size, expected: all > 0 ? (size.bound * kept) / all : size.bound };
+}
+
 /** The refs of the requested page, in order. */
 async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: string[], q: EntitySearch, name: NameMatch, total: Total): Promise<number[]> {
   const where = conds.join(' AND ') || 'true';
@@ -271,7 +288,7 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
     },
     q.offset,
     q.limit,
-    { ...(name.kind === 'words' ? matchBound(name.terms) : { bound: Infinity, tight: false }), total },
+    { ...(name.kind === 'words' ? await wordsSize(pool, ctx, q, name.terms, conds.length > 1) : { bound: Infinity, tight: false }), total },
   );
 }
 

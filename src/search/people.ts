@@ -118,7 +118,7 @@ async function searchNames(
     },
     q.offset,
     q.limit,
-    { ...matchBound(terms), total: counted },
+    { ...matchBound(terms, q.extra !== undefined), total: counted },
   );
   return { refs, total: await counted.get() };
 }

@@ -91,9 +91,10 @@ export function termsMatch(sql: Sql, column: string, terms: readonly Term[]): st
 /**
  * An upper bound of the rows all terms match (Infinity without terms), and whether it is near the
  * total: one term's bound is the rows of its words, counted twice only where a row holds two of them;
- * several terms' is the smallest of theirs, and their rows together can be far fewer.
+ * several terms' is the smallest of theirs, and their rows together can be far fewer, as can the rows
+ * that other filters of the query (`filtered`) keep.
  */
-export const matchBound = (terms: readonly Term[]): { bound: number; tight: boolean } => ({
+export const matchBound = (terms: readonly Term[], filtered: boolean): { bound: number; tight: boolean } => ({
   bound: terms.length ? Math.min(...terms.map((t) => t.rows)) : Infinity,
-  tight: terms.length === 1,
+  tight: terms.length === 1 && !filtered,
 });
