@@ -79,6 +79,8 @@ const FACET_EXPR: Record<Facet, string> = {
 /** What the name asks for: nothing, a 1-2 character prefix, or words. */
 type NameMatch = { kind: 'none' } | { kind: 'empty' } | { kind: 'prefix'; norm: string; core: string } | { kind: 'words'; norm: string; core: string; terms: Term[] };
 
+const NO_NAME: NameMatch = { kind: 'none' };
+
 async function analyzeName(pool: pg.Pool, name: string | undefined): Promise<NameMatch> {
   if (name === undefined) return { kind: 'none' };
   const key = nameKey(name);
@@ -226,20 +228,21 @@ function postingSlice(name: NameMatch, q: EntitySearch, filtered: boolean): { po
 }
 
 /**
- * The words' bound on the matches (matchBound) and, with filters the precomputed counts hold (a city,
- * status, type, dates), the total to expect: the bound times the share of all entities they keep.
+ * The words' bound on the matches (matchBound) and, while the total is not known, with filters the
+ * precomputed counts hold (a city, status, type, dates), the total to expect: the bound times the
+ * share of all entities the filters keep (the totals of their listings without a name, cached).
  */
-async function wordsSize(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, terms: Term[], filtered: boolean): Promise<Omit<MatchSize, 'total'>> {
+async function wordsSize(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, terms: Term[], filtered: boolean, total: Total): Promise<Omit<MatchSize, 'total'>> {
   const size = matchBound(terms, filtered);
-  const base = filtered ? countedFilters(q) : null;
-  if (!base) return size;
-  const city = q.principal_city?.toUpperCase();
-  const share = (filters: Omit<SliceCount, 'slice' | 'predicate'>): Promise<number> =>
-    ctx.counts.get(JSON.stringify(['share', ctx.version, city, filters]), () =>
-      countSlice(pool, city ? { slice: `c:${city}`, predicate: (sql) => `upper(e.principal_city) = ${sql.p(city)}`, ...filters } : { slice: '', predicate: () => 'true', ...filters }),
-    );
-  const [kept, all] = await Promise.all([share(base), ctx.counts.get(JSON.stringify(['share', ctx.version]), () => countSlice(pool, { slice: '', predicate: () => 'true' }))]);
-  return { ...size, expected: all > 0 ? (size.bound * kept) / all : size.bound };
+  if (!filtered || !total.wanted) return size;
+  const listingTotal = (listing: EntitySearch): Promise<number> | null => {
+    const sliced = slicedCount(listing, NO_NAME);
+    return sliced && ctx.counts.get(cacheKey(ctx, listing, NO_NAME, 'total'), () => countSlice(pool, sliced));
+  };
+  const kept = listingTotal(q);
+  if (!kept) return size;
+  const [k, all] = await Promise.all([kept, listingTotal({ limit: q.limit, offset: q.offset })!]);
+  return { ...size, expected: all > 0 ? (size.bound * k) / all : size.bound };
 }
 
 /** The refs of the requested page, in order. */
@@ -288,7 +291,7 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
     },
     q.offset,
     q.limit,
-    { ...(name.kind === 'words' ? await wordsSize(pool, ctx, q, name.terms, conds.length > 1) : { bound: Infinity, tight: false }), total },
+    { ...(name.kind === 'words' ? await wordsSize(pool, ctx, q, name.terms, conds.length > 1, total) : { bound: Infinity, tight: false }), total },
   );
 }
 

@@ -208,10 +208,10 @@ export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQue
   // every match twice. When the total takes a read of its own, one statement ranks and counts up to
   // the rank-whole limit, and wastes that read when there are more (STARE LLC, 38,088 matches: 240 to
   // 360 ms), so not when the bound is near the total or filters are expected to keep more (RORI filed
-  // since 2016, 51,331: 260 ms wasted). Past 20 times the limit, a planner expecting
-  // that many could read the table in order to stop early. (A posting slice with filters reads
-  // every row of the slice to find its matches: never so.)
-  if (!q.postings && size.total.wanted && !size.total.cheap && !size.tight && size.bound <= 20 * whole && !((size.expected ?? 0) > whole)) {
+  // since 2016, 51,331: 260 ms wasted). Past 20 times the limit, a planner expecting that many could
+  // read the table in order to stop early. (A posting slice with filters reads every row of the slice
+  // to find its matches: never so.)
+  if (!q.postings && size.total.wanted && !size.total.cheap && !size.tight && size.bound <= 20 * whole && (size.expected ?? 0) <= whole) {
     const page = await orderedCapped(pool, q, offset, limit, whole, size.total);
     if (page) return page;
   }
