@@ -21,7 +21,7 @@ import { prepareDatabase } from '../src/db/index.js';
 import { createPool } from '../src/db/pool.js';
 import { detailPaths, drawMix, type Query } from './mix.js';
 import { runNaive } from './naive.js';
-import { percentiles, relevance, report, type KindResult } from './report.js';
+import { ENTITY_NAME_KINDS, PEOPLE_PLACES, percentiles, relevance, report, type KindResult } from './report.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -210,10 +210,14 @@ async function main(): Promise<void> {
     const isNameOnly = (m: Query): boolean => m.path.startsWith('/entities/search?name=') && !m.path.includes('&');
     // Our latencies over the kinds the naive design's queries are drawn from (names alone).
     const nameOnlyLatencies: number[] = [];
+    const entityNameLatencies: number[] = [];
+    const peoplePlaceLatencies: number[] = [];
     for (const kind of kinds) {
       const queries = mix.filter((m) => m.kind === kind);
       const run = await load_(server.base, key.key, queries.map((m) => m.path));
       if (queries.every(isNameOnly)) nameOnlyLatencies.push(...run.latencies);
+      if (ENTITY_NAME_KINDS.includes(kind)) entityNameLatencies.push(...run.latencies);
+      if (PEOPLE_PLACES.includes(kind)) peoplePlaceLatencies.push(...run.latencies);
       results.push({ kind, queries: queries.length, errors: run.errors, ...percentiles(run.latencies), relevance: await relevance(server.base, key.key, queries) });
       log(`${kind}: ${JSON.stringify(results[results.length - 1])}`);
     }
@@ -230,6 +234,7 @@ async function main(): Promise<void> {
       connections,
       import: loaded,
       kinds: results,
+      mix: { entity_names: percentiles(entityNameLatencies), people_places: percentiles(peoplePlaceLatencies) },
       naive: naive && { ...naive, ours_same_kinds: percentiles(nameOnlyLatencies) },
       detail: { rps: Math.round(detail.rps), bare_fastify_rps: Math.round(bare), ratio: Math.round((detail.rps / bare) * 100) / 100, ...percentiles(detail.latencies) },
       server_peak_rss_mib: peakRss,
