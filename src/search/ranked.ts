@@ -52,6 +52,11 @@ export interface RankedQuery {
    * tier's rows come off it in final order.
    */
   readonly trigramOrder?: boolean;
+  /**
+   * With trigramOrder, the prefix tier's rows in final order (at most `need`, none of `exclude`, the
+   * exact tier's), when an index of their own serves them (officers: people.ts).
+   */
+  readonly prefixTier?: (need: number, exclude: readonly number[]) => Promise<number[]>;
 }
 
 interface Candidate {
@@ -161,6 +166,10 @@ async function orderedCapped(pool: pg.Pool, q: RankedQuery, offset: number, limi
 async function trigramOrderedPage(pool: pg.Pool, q: RankedQuery, offset: number, limit: number): Promise<number[]> {
   const refs: number[] = [];
   for (let tier = 0; tier <= q.tiers.length && refs.length < offset + limit; tier++) {
+    if (q.prefixTier && tier === q.tiers.length - 1) {
+      refs.push(...(await q.prefixTier(offset + limit - refs.length, refs)));
+      continue;
+    }
     const sql = q.sql.fork();
     const { rows } = await pool.query<{ ref: number }>(
       `SELECT ${q.ref} AS ref FROM ${q.from} WHERE ${q.where} AND ${tierCondition(q, tier, sql)}
