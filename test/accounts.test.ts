@@ -199,6 +199,28 @@ describe('metering', () => {
     assert.equal((await consistent(workspace.id)).balance, 2);
   });
 
+  it('takes a batch covered by the monthly credits at once, with one ledger entry and reservation per request', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    await t.app.gate.flush();
+    const ask = (i: number) => t.app.gate.check({ key: key.key, surface: i % 2 ? 'mcp' : 'rest', reserve: true, leadFeed: false, csv: false, requestId: `req_many_${i}` });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => ask(i)));
+    assert.deepEqual(new Set(answers.map((a) => a.outcome)), new Set(['ok']));
+    assert.equal(new Set(answers.map((a) => a.reservation)).size, 12);
+    assert.deepEqual(answers.map((a) => a.caller?.workspaceId), Array(12).fill(workspace.id));
+    const { rows } = await t.db.pool.query<{ request_id: string; pool: string; reserved: boolean }>(
+      `SELECT l.request_id, l.pool, r.ledger_id IS NOT NULL AS reserved FROM credit_ledger l LEFT JOIN credit_reservations r ON r.ledger_id = l.id
+       WHERE l.workspace_id = $1 AND l.kind = 'consumption' ORDER BY l.id`,
+      [workspace.id],
+    );
+    assert.deepEqual(rows.map((r) => r.request_id), answers.map((_, i) => `req_many_${i}`));
+    assert.ok(rows.every((r) => r.pool === 'monthly' && r.reserved));
+    const check = await consistent(workspace.id);
+    assert.equal(check.monthly_remaining, 50_000 - 12);
+    for (const [i, a] of answers.entries()) await t.app.gate.settle(a.reservation!, i < 3);
+    await t.app.gate.flush();
+    assert.equal((await consistent(workspace.id)).monthly_remaining, 50_000 - 9);
+  });
+
   it('a 404 costs one credit; 400, 401 and 403 cost nothing', async () => {
     const { workspace, key } = await t.workspace('pro');
     const before = (await consistent(workspace.id)).monthly_remaining;
