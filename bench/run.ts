@@ -177,12 +177,17 @@ async function load_(base: string, key: string | null, paths: readonly string[],
   return { latencies, errors: errors + result.errors + result.timeouts, rps: result.requests.average };
 }
 
-/** Requests a second a bare Fastify route serves on this machine (the detail target's yardstick). */
-async function bareRps(): Promise<number> {
+/**
+ * Requests a second a Fastify route serves on this machine, 16 connections: bare (the detail target's
+ * yardstick) or, given a pool, making one round trip to PostgreSQL (`SELECT 1`), which is the most
+ * any route can serve that must ask the database on every request, as the gate must (spec: a revoked
+ * key fails at once, no cache window).
+ */
+async function routeRps(pool?: pg.Pool): Promise<number> {
   const app = Fastify();
-  app.get('/bare', async () => ({ data: { ok: true }, meta: { request_id: 'req_x' } }));
+  app.get('/route', async () => ({ data: pool ? (await pool.query({ name: 'one', text: 'SELECT 1 AS ok' })).rows[0] : { ok: 1 }, meta: { request_id: 'req_x' } }));
   const addr = await app.listen({ port: 0, host: '127.0.0.1' });
-  const r = await autocannon({ url: `${addr}/bare`, connections: 16, duration: 8 });
+  const r = await autocannon({ url: `${addr}/route`, connections: 16, duration: 8 });
   await app.close();
   return r.requests.average;
 }
@@ -226,7 +231,9 @@ async function main(): Promise<void> {
     // Long enough for a steady rate (the bare route gets 8 s): 500 requests were mostly connection warm-up.
     const details = await detailPaths(pool, seed, args.quick ? 500 : 5000);
     const detail = await load_(server.base, key.key, Array.from({ length: DETAIL_REQUESTS }, (_, i) => details[i % details.length]!), 16);
-    const bare = await bareRps();
+    const bare = await routeRps();
+    const oneQueryPool = createPool(db.url, 16);
+    const oneQuery = await routeRps(oneQueryPool).finally(() => oneQueryPool.end());
     const out = await report({
       label: args.quick ? 'quick' : `full-${entities}`,
       machine: { cores: os.availableParallelism(), memory_gib: Math.round(os.totalmem() / 2 ** 30), cpu: os.cpus()[0]?.model ?? '?', node: process.version },
@@ -236,7 +243,7 @@ async function main(): Promise<void> {
       kinds: results,
       mix: { entity_names: percentiles(entityNameLatencies), people_places: percentiles(peoplePlaceLatencies) },
       naive: naive && { ...naive, ours_same_kinds: percentiles(nameOnlyLatencies) },
-      detail: { rps: Math.round(detail.rps), bare_fastify_rps: Math.round(bare), ratio: Math.round((detail.rps / bare) * 100) / 100, ...percentiles(detail.latencies) },
+      detail: { rps: Math.round(detail.rps), bare_fastify_rps: Math.round(bare), ratio: Math.round((detail.rps / bare) * 100) / 100, one_query_rps: Math.round(oneQuery), one_query_ratio: Math.round((oneQuery / bare) * 100) / 100, ...percentiles(detail.latencies) },
       server_peak_rss_mib: peakRss,
     });
     log(`results: ${out.json} and ${out.md}`);
