@@ -218,6 +218,25 @@ describe('relevance pages: postings and walking agree with ranking every match',
       }
     }
   });
+
+  it('officer words that match only themselves, some matches: exact and prefix tiers first, the rest ranked whole', async () => {
+    // A frequent word, and a rarer one that is its own only expansion: both are counted from the dictionary.
+    const frequent = await db.pool.query<{ word: string; n: number }>('SELECT word, n FROM registry.officer_words WHERE frequent AND length(word) >= 3 ORDER BY n DESC, word LIMIT 1');
+    const rare = await db.pool.query<{ word: string; n: number }>(
+      'SELECT word, n FROM registry.officer_words WHERE NOT frequent AND n >= 8 AND length(word) >= 4 ORDER BY n DESC, word LIMIT 40',
+    );
+    const [alone] = (await expandWords(db.pool, 'officer_words', rare.rows.map((r) => r.word))).filter((t) => t.expansions.length === 1 && t.expansions[0] === t.word);
+    assert.ok(alone, 'a rarer officer word that is its own only expansion');
+    for (const { word, n } of [frequent.rows[0]!, rare.rows.find((r) => r.word === alone.word)!]) {
+      // Its matches are more than a fifth of the rank-whole limit and no more than the limit.
+      const tiered = createSearch(db.pool, async () => (await db.pool.query<{ version: number }>('SELECT version FROM dataset_state')).rows[0]!.version, { rankWholeBelow: n });
+      for (let offset = 0; offset <= n; offset += 5) {
+        const [a, b] = await Promise.all([whole.officers({ name: word, limit: 5, offset }), tiered.officers({ name: word, limit: 5, offset })]);
+        assert.deepEqual(b, a, `${word} offset ${offset}`);
+      }
+      assert.equal((await tiered.officers({ name: word, limit: 1, offset: 0 })).total, n);
+    }
+  });
 });
 
 describe('sorted listings: walking the sort index agrees with sorting every match', () => {

@@ -85,11 +85,13 @@ async function searchNames(
   if (q.extra) where.push(q.extra.where(sql));
   const condition = where.join(' AND ') || 'true';
   const params = [...sql.params];
-  // A single frequent word counts exactly as its dictionary says.
-  const exactFromDictionary = terms.length === 1 && terms[0]!.frequent && !q.extra;
+  // A single word that matches only itself (a frequent word always does) counts exactly as its
+  // dictionary says: a row's words are distinct.
+  const only = terms.length === 1 && !q.extra ? terms[0]! : null;
+  const exactFromDictionary = only !== null && (only.frequent || (only.expansions.length === 1 && only.expansions[0] === only.word));
   const key = JSON.stringify([k.from, ctx.version, q.norm, terms.map((t) => t.expansions), q.extra?.key]);
   const counted = new Total(ctx.counts, key, async () => {
-    // One word (a frequent one is its own only expansion: the dictionary's count, no statement).
+    // One word (one that is its own only expansion: the dictionary's count, no statement).
     if (terms.length === 1 && !q.extra) return countTerm(pool, k.from, k.words, terms[0]!);
     return countRows(pool, k.from, condition, params);
   }, exactFromDictionary);
