@@ -219,6 +219,28 @@ describe('relevance pages: postings and walking agree with ranking every match',
     }
   });
 
+  it('first words alone, some matches: exact tiers and the first-word index first, the rest ranked whole', async () => {
+    const { rows } = await db.pool.query<{ word: string }>(
+      `SELECT split_part(name_core, ' ', 1) AS word FROM registry.entities e
+       JOIN registry.entity_words w ON w.word = split_part(e.name_core, ' ', 1) AND NOT w.frequent AND length(w.word) >= 4
+       GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 24`,
+    );
+    let tried = 0;
+    for (const { word } of rows) {
+      const [term] = await expandWords(db.pool, 'entity_words', [word]);
+      if (!term || term.expansions.length < 2) continue;
+      tried++;
+      // The word's matches (the dictionary's bound) are more than a fifth of the rank-whole limit.
+      const tiered = createSearch(db.pool, async () => (await db.pool.query<{ version: number }>('SELECT version FROM dataset_state')).rows[0]!.version, { rankWholeBelow: term.rows });
+      const total = (await whole.entities({ name: word, limit: 1, offset: 0 })).total;
+      for (let offset = 0; offset <= total; offset += 3) {
+        const [a, b] = await Promise.all([whole.entities({ name: word, limit: 3, offset }), tiered.entities({ name: word, limit: 3, offset })]);
+        assert.deepEqual(b, a, `${word} offset ${offset}`);
+      }
+    }
+    assert.ok(tried >= 3, 'first words with several expansions');
+  });
+
   it('officer words that match only themselves, some matches: exact and prefix tiers first, the rest ranked whole', async () => {
     // A frequent word, and a rarer one that is its own only expansion: both are counted from the dictionary.
     const frequent = await db.pool.query<{ word: string; n: number }>('SELECT word, n FROM registry.officer_words WHERE frequent AND length(word) >= 3 ORDER BY n DESC, word LIMIT 1');

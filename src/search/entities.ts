@@ -227,6 +227,44 @@ function postingSlice(name: NameMatch, q: EntitySearch, filtered: boolean): { po
   return {};
 }
 
+/** At most this many rows of words that begin with a first word and go on are read for its prefix tier. */
+const LONGER_FIRST_WORDS_MAX = 2_000;
+
+/**
+ * The prefix tier of a word alone (no filter, no legal form), read through the first-word index
+ * (migration 028) when few names begin with a longer word that begins with it (the dictionary's
+ * counts bound them): the names whose first word it is, best first off the index, merged with those
+ * few, ranked by similarity. Their first word holds all of the word's trigrams, so their similarity
+ * falls as their trigram count grows.
+ */
+async function firstWordTier(pool: pg.Pool, name: NameMatch, filtered: boolean, form: string | null): Promise<Pick<RankedQuery, 'prefixTier'>> {
+  const only = name.kind === 'words' && name.terms.length === 1 ? name.terms[0]! : null;
+  if (!only || filtered || form || only.frequent || name.kind !== 'words' || name.core !== only.word) return {};
+  const word = only.word;
+  const { rows } = await pool.query<{ n: number }>({
+    name: 'longer_first_words',
+    text: `SELECT coalesce(sum(n), 0)::bigint AS n FROM registry.entity_words WHERE word > $1 AND word < $1 || '~'`,
+    values: [word],
+  });
+  if (rows[0]!.n > LONGER_FIRST_WORDS_MAX) return {};
+  return {
+    prefixTier: async (need, exclude) => {
+      const { rows: tier } = await pool.query<{ id: number }>(
+        `SELECT id FROM (
+           (SELECT e.id, e.name_core, e.filing_date, e.document_number FROM registry.entities e
+            WHERE split_part(e.name_core, ' ', 1) = $1 AND NOT (e.id = ANY($2::int[]))
+            ORDER BY e.name_trgm, e.filing_date DESC NULLS LAST, e.document_number LIMIT $3)
+           UNION ALL
+           SELECT e.id, e.name_core, e.filing_date, e.document_number FROM registry.entities e
+           WHERE e.name_core >= $1 || '0' AND e.name_core < $1 || '~' AND e.name_words && $4::text[]
+         ) t ORDER BY similarity(t.name_core, $1) DESC, t.filing_date DESC NULLS LAST, t.document_number LIMIT $3`,
+        [word, exclude, need, only.expansions],
+      );
+      return tier.map((r) => r.id);
+    },
+  };
+}
+
 /**
  * The words' bound on the matches (matchBound) and, while the total is not known, with filters the
  * precomputed counts hold (a city, status, type, dates), the total to expect: the bound times the
@@ -288,6 +326,7 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
       sql,
       // The name is one condition; any other is a filter.
       ...slice,
+      ...(slice.postings ? {} : await firstWordTier(pool, name, conds.length > 1, form)),
     },
     q.offset,
     q.limit,

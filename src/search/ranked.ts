@@ -53,8 +53,9 @@ export interface RankedQuery {
    */
   readonly trigramOrder?: boolean;
   /**
-   * With trigramOrder, the prefix tier's rows in final order (at most `need`, none of `exclude`, the
-   * exact tier's), when an index of their own serves them (officers: people.ts).
+   * The prefix tier's best rows in final order (at most `need`, none of `exclude`, the exact tiers'),
+   * when an index of their own serves them (a one-word query: people.ts, entities.ts). Used with
+   * trigramOrder, and for 5,000 to 25,000 matches instead of ranking them whole (rankedPage).
    */
   readonly prefixTier?: (need: number, exclude: readonly number[]) => Promise<number[]>;
 }
@@ -215,11 +216,11 @@ export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQue
   const rankWhole = (): Promise<number[]> => ordered(pool, q, q.sql.fork(), q.where, offset, limit);
   // Postings of an unfiltered slice are all matches: reading them beats ranking even a few.
   const mayRankWhole = !(q.postings && !q.postings.filtered);
-  // A frequent word alone whose exact and prefix tiers come off indexes in final order (an officer
-  // surname): they fill most first pages in a few ms, where ranking its 5,000 to 25,000 matches whole
-  // reads a heap page each (KANIMAL, 20,611 officers at 12.6 million entities: 146 ms alone, 700 four
-  // at a time). A page they do not fill is ranked whole.
-  if (q.trigramOrder && q.prefixTier && size.bound <= whole && size.bound > whole / 5) return trigramOrderedPage(pool, q, offset, limit, rankWhole);
+  // A word alone whose exact and prefix tiers come off indexes in final order (an officer surname, a
+  // first word): they fill most first pages in a few ms, where ranking its 5,000 to 25,000 matches
+  // whole reads a heap page each (KANIMAL, 20,611 officers at 12.6 million entities: 146 ms alone, 700
+  // four at a time). A page they do not fill is ranked whole.
+  if (q.prefixTier && size.bound <= whole && size.bound > whole / 5) return trigramOrderedPage(pool, q, offset, limit, rankWhole);
   // Few matches by the dictionary's bound: ranked at once, counted by the same statement.
   if (mayRankWhole && size.bound <= whole) return ordered(pool, q, q.sql.fork(), q.where, offset, limit, size.total);
   // Words each common and rare together (3248 NE ORANGE: 22 rows): counting, then ranking, read
