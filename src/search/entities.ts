@@ -6,7 +6,7 @@ import { countRows, countSlice, Total, type SliceCount } from './counts.js';
 import { legalForm, nameKey, personKey } from './normalize.js';
 import type { Page } from './paging.js';
 import { agentWords } from './people.js';
-import { rankedPage, type MatchSize, type RankedQuery } from './ranked.js';
+import { firstWordTier, rankedPage, type FirstWordIndex, type MatchSize, type RankedQuery } from './ranked.js';
 import type { SearchContext } from './context.js';
 import { Sql } from './sql.js';
 import { countTerm, expandWords, matchBound, termsMatch, type Term } from './terms.js';
@@ -227,42 +227,23 @@ function postingSlice(name: NameMatch, q: EntitySearch, filtered: boolean): { po
   return {};
 }
 
-/** At most this many rows of words that begin with a first word and go on are read for its prefix tier. */
-const LONGER_FIRST_WORDS_MAX = 2_000;
+/** Entity names' first-word index (migration 028), in the order of their relevance tiebreak. */
+const ENTITY_FIRST_WORDS: FirstWordIndex = {
+  from: 'registry.entities e',
+  ref: 'e.id',
+  text: 'e.name_core',
+  words: 'e.name_words',
+  trgm: 'e.name_trgm',
+  order: ['filing_date DESC NULLS LAST', 'document_number'],
+  dictionary: 'entity_words',
+};
 
-/**
- * The prefix tier of a word alone (no filter, no legal form), read through the first-word index
- * (migration 028) when few names begin with a longer word that begins with it (the dictionary's
- * counts bound them): the names whose first word it is, best first off the index, merged with those
- * few, ranked by similarity. Their first word holds all of the word's trigrams, so their similarity
- * falls as their trigram count grows.
- */
-async function firstWordTier(pool: pg.Pool, name: NameMatch, filtered: boolean, form: string | null): Promise<Pick<RankedQuery, 'prefixTier'>> {
+/** The prefix tier of a word alone (no filter, no legal form, not a posting slice), when it is cheap (firstWordTier). */
+async function firstWordTierOf(pool: pg.Pool, name: NameMatch, filtered: boolean, form: string | null): Promise<Pick<RankedQuery, 'prefixTier'>> {
   const only = name.kind === 'words' && name.terms.length === 1 ? name.terms[0]! : null;
-  if (!only || filtered || form || only.frequent || name.kind !== 'words' || name.core !== only.word) return {};
-  const word = only.word;
-  const { rows } = await pool.query<{ n: number }>({
-    name: 'longer_first_words',
-    text: `SELECT coalesce(sum(n), 0)::bigint AS n FROM registry.entity_words WHERE word > $1 AND word < $1 || '~'`,
-    values: [word],
-  });
-  if (rows[0]!.n > LONGER_FIRST_WORDS_MAX) return {};
-  return {
-    prefixTier: async (need, exclude) => {
-      const { rows: tier } = await pool.query<{ id: number }>(
-        `SELECT id FROM (
-           (SELECT e.id, e.name_core, e.filing_date, e.document_number FROM registry.entities e
-            WHERE split_part(e.name_core, ' ', 1) = $1 AND NOT (e.id = ANY($2::int[]))
-            ORDER BY e.name_trgm, e.filing_date DESC NULLS LAST, e.document_number LIMIT $3)
-           UNION ALL
-           SELECT e.id, e.name_core, e.filing_date, e.document_number FROM registry.entities e
-           WHERE e.name_core >= $1 || '0' AND e.name_core < $1 || '~' AND e.name_words && $4::text[]
-         ) t ORDER BY similarity(t.name_core, $1) DESC, t.filing_date DESC NULLS LAST, t.document_number LIMIT $3`,
-        [word, exclude, need, only.expansions],
-      );
-      return tier.map((r) => r.id);
-    },
-  };
+  if (!only || filtered || form || name.kind !== 'words' || name.core !== only.word) return {};
+  const prefixTier = await firstWordTier(pool, ENTITY_FIRST_WORDS, only.word, only.expansions);
+  return prefixTier ? { prefixTier } : {};
 }
 
 /**
@@ -326,7 +307,7 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
       sql,
       // The name is one condition; any other is a filter.
       ...slice,
-      ...(slice.postings ? {} : await firstWordTier(pool, name, conds.length > 1, form)),
+      ...(slice.postings ? {} : await firstWordTierOf(pool, name, conds.length > 1, form)),
     },
     q.offset,
     q.limit,

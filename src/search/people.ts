@@ -7,7 +7,7 @@ import type { SearchContext } from './context.js';
 import { nameKey, personKey, sortedWords } from './normalize.js';
 import type { Page, PageRequest } from './paging.js';
 import { countRows, Total } from './counts.js';
-import { rankedPage } from './ranked.js';
+import { firstWordTier, rankedPage, type FirstWordIndex, type RankedQuery } from './ranked.js';
 import { Sql } from './sql.js';
 import { countTerm, expandWords, matchBound, termsMatch, type Dictionary, type Term } from './terms.js';
 
@@ -49,8 +49,8 @@ interface PersonQuery {
    * then `norm` equal to the word, which the norm index answers (`sorted` has no index).
    */
   readonly normHoldsEveryWord: boolean;
-  /** The prefix tier of a frequent word alone, read through an index of its own (see ranked.ts). */
-  readonly prefixTier?: (pool: pg.Pool, word: string) => (need: number, exclude: readonly number[]) => Promise<number[]>;
+  /** The first-word index the prefix tier of a word alone is read through (see ranked.ts). */
+  readonly firstWords?: FirstWordIndex;
 }
 
 /** The exact tier: the same words in any order. */
@@ -64,6 +64,13 @@ async function nameCondition(pool: pg.Pool, sql: Sql, k: PersonQuery, words: str
   if (norm.length > 0 && norm.length <= 2) return { where: `${k.norm} LIKE ${sql.p(norm)} || '%'`, terms: [] };
   const terms = await expandWords(pool, k.dictionary, words);
   return { where: termsMatch(sql, k.words, terms), terms };
+}
+
+/** The prefix tier of a word alone off the kind's first-word index, when it has one and it is cheap. */
+async function prefixTierOf(pool: pg.Pool, k: PersonQuery, only: Term | null, words: string[], norm: string): Promise<Pick<RankedQuery, 'prefixTier'>> {
+  if (!k.firstWords || !only || words.length !== 1 || only.word !== norm) return {};
+  const prefixTier = await firstWordTier(pool, k.firstWords, norm, only.expansions);
+  return prefixTier ? { prefixTier } : {};
 }
 
 /** A page of refs and the exact total for a person or agent name query. */
@@ -120,7 +127,7 @@ async function searchNames(
       tiebreak: k.tiebreak,
       sql,
       trigramOrder,
-      ...(trigramOrder && k.prefixTier ? { prefixTier: k.prefixTier(pool, q.norm) } : {}),
+      ...(await prefixTierOf(pool, k, only, q.words ?? [], q.norm)),
     },
     q.offset,
     q.limit,
@@ -128,28 +135,6 @@ async function searchNames(
   );
   return { refs, total: await counted.get() };
 }
-
-/**
- * The prefix tier of one frequent word among officers: the names whose first word it is, off the
- * first-word index in final order (migration 026), merged with the few whose first word only begins
- * with it and that hold it later (SMITHSON SMITH; normalized names hold only [A-Z0-9] and spaces, so
- * they sort from the word and '0' on). The tier's own condition read and sorted every name beginning
- * with the word (SMITH at 12.6 million entities: 159,026 index entries, 220 ms warm).
- */
-const officerPrefixTier = (pool: pg.Pool, word: string) => async (need: number, exclude: readonly number[]): Promise<number[]> => {
-  const { rows } = await pool.query<{ ref: number }>(
-    `SELECT ref FROM (
-       (SELECT o.entity_id * 8 + o.slot AS ref, o.name_trgm, o.name, o.document_number, o.slot FROM registry.officers o
-        WHERE split_part(o.name_norm, ' ', 1) = $1 AND NOT (o.entity_id * 8 + o.slot = ANY($2::int[]))
-        ORDER BY o.name_trgm, o.name, o.document_number, o.slot LIMIT $3)
-       UNION ALL
-       SELECT o.entity_id * 8 + o.slot, o.name_trgm, o.name, o.document_number, o.slot FROM registry.officers o
-       WHERE o.name_norm >= $1 || '0' AND o.name_norm < $1 || '~' AND o.name_words && ARRAY[$1]::text[]
-     ) t ORDER BY name_trgm, name, document_number, slot LIMIT $3`,
-    [word, exclude, need],
-  );
-  return rows.map((r) => r.ref);
-};
 
 const OFFICERS: PersonQuery = {
   from: 'registry.officers o',
@@ -162,7 +147,16 @@ const OFFICERS: PersonQuery = {
   tiebreak: 'o.name ASC, o.document_number ASC, o.slot ASC',
   trigramOrdered: true,
   normHoldsEveryWord: true,
-  prefixTier: officerPrefixTier,
+  // Migration 026.
+  firstWords: {
+    from: 'registry.officers o',
+    ref: '(o.entity_id * 8 + o.slot)',
+    text: 'o.name_norm',
+    words: 'o.name_words',
+    trgm: 'o.name_trgm',
+    order: ['name', 'document_number', 'slot'],
+    dictionary: 'officer_words',
+  },
 };
 
 export async function searchOfficers(pool: pg.Pool, ctx: SearchContext, q: PageRequest & { name?: string; title?: string }): Promise<Page<OfficerHit>> {

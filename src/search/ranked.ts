@@ -60,6 +60,47 @@ export interface RankedQuery {
   readonly prefixTier?: (need: number, exclude: readonly number[]) => Promise<number[]>;
 }
 
+/** A table's columns for the prefix tier of a one-word query, read off its first-word index. */
+export interface FirstWordIndex {
+  /** Table and alias, e.g. `registry.officers o`. */
+  readonly from: string;
+  readonly ref: string;
+  /** The normalized text ranked (its first word is indexed) and its words. */
+  readonly text: string;
+  readonly words: string;
+  readonly trgm: string;
+  /** The tiebreak as the index orders it: unqualified columns, each with its direction. */
+  readonly order: readonly string[];
+  /** The dictionary of `words`. */
+  readonly dictionary: string;
+}
+
+/** At most this many rows of words that begin with the query word and go on are read for its prefix tier. */
+const LONGER_FIRST_WORDS_MAX = 10_000;
+
+/**
+ * The prefix tier of a one-word query (`word`, matching `expansions`): the names whose first word it
+ * is, best first off the first-word index (migrations 026, 028) a page's worth at a time, merged with
+ * the names whose first word only begins with it and that match, ranked by similarity. The first
+ * hold all of the word's trigrams, so their similarity falls as their trigram count grows; the others
+ * sort from the word and '0' to the word and '~' (normalized names hold only [A-Z0-9] and spaces), and
+ * are read only when the dictionary's counts say they are few (SMITH among officers: 8,223 names).
+ */
+export async function firstWordTier(pool: pg.Pool, ix: FirstWordIndex, word: string, expansions: readonly string[]): Promise<RankedQuery['prefixTier']> {
+  const { rows } = await pool.query<{ n: number }>(`SELECT coalesce(sum(n), 0)::bigint AS n FROM registry.${ix.dictionary} WHERE word > $1 AND word < $1 || '~'`, [word]);
+  if (rows[0]!.n > LONGER_FIRST_WORDS_MAX) return undefined;
+  const alias = ix.from.split(' ').pop()!;
+  const order = (qualifier: string): string => ix.order.map((c) => `${qualifier}.${c}`).join(', ');
+  const select = `${ix.ref} AS ref, ${ix.text} AS text, ${ix.order.map((c) => `${alias}.${c.split(' ')[0]}`).join(', ')}`;
+  const text = `SELECT ref FROM (
+       (SELECT ${select} FROM ${ix.from} WHERE split_part(${ix.text}, ' ', 1) = $1 AND NOT (${ix.ref} = ANY($2::int[]))
+        ORDER BY ${ix.trgm}, ${order(alias)} LIMIT $3)
+       UNION ALL
+       SELECT ${select} FROM ${ix.from} WHERE ${ix.text} >= $1 || '0' AND ${ix.text} < $1 || '~' AND ${ix.words} && $4::text[]
+     ) t ORDER BY similarity(t.text, $1) DESC, ${order('t')} LIMIT $3`;
+  return async (need, exclude) => (await pool.query<{ ref: number }>(text, [word, exclude, need, expansions])).rows.map((r) => r.ref);
+}
+
 interface Candidate {
   ref: number;
   sim: number;
