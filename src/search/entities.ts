@@ -238,12 +238,11 @@ const ENTITY_FIRST_WORDS: FirstWordIndex = {
   dictionary: 'entity_words',
 };
 
-/** The prefix tier of a word alone (no filter, no legal form, not a posting slice), when it is cheap (firstWordTier). */
-async function firstWordTierOf(pool: pg.Pool, name: NameMatch, filtered: boolean, form: string | null): Promise<Pick<RankedQuery, 'prefixTier'>> {
+/** The prefix tier of a word alone (no filter, no legal form, not a posting slice) off the first-word index. */
+function firstWordTierOf(pool: pg.Pool, name: NameMatch, filtered: boolean, form: string | null): Pick<RankedQuery, 'prefixTier'> {
   const only = name.kind === 'words' && name.terms.length === 1 ? name.terms[0]! : null;
   if (!only || filtered || form || name.kind !== 'words' || name.core !== only.word) return {};
-  const prefixTier = await firstWordTier(pool, ENTITY_FIRST_WORDS, only.word, only.expansions);
-  return prefixTier ? { prefixTier } : {};
+  return { prefixTier: firstWordTier(pool, ENTITY_FIRST_WORDS, only.word, only.expansions) };
 }
 
 /**
@@ -328,7 +327,7 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
       sql,
       // The name is one condition; any other is a filter.
       ...slice,
-      ...(slice.postings ? {} : await firstWordTierOf(pool, name, conds.length > 1, form)),
+      ...(slice.postings ? {} : firstWordTierOf(pool, name, conds.length > 1, form)),
     },
     q.offset,
     q.limit,

@@ -66,11 +66,10 @@ async function nameCondition(pool: pg.Pool, sql: Sql, k: PersonQuery, words: str
   return { where: termsMatch(sql, k.words, terms), terms };
 }
 
-/** The prefix tier of a word alone off the kind's first-word index, when it has one and it is cheap. */
-async function prefixTierOf(pool: pg.Pool, k: PersonQuery, only: Term | null, words: string[], norm: string): Promise<Pick<RankedQuery, 'prefixTier'>> {
+/** The prefix tier of a word alone off the kind's first-word index, when it has one. */
+function prefixTierOf(pool: pg.Pool, k: PersonQuery, only: Term | null, words: string[], norm: string): Pick<RankedQuery, 'prefixTier'> {
   if (!k.firstWords || !only || words.length !== 1 || only.word !== norm) return {};
-  const prefixTier = await firstWordTier(pool, k.firstWords, norm, only.expansions);
-  return prefixTier ? { prefixTier } : {};
+  return { prefixTier: firstWordTier(pool, k.firstWords, norm, only.expansions) };
 }
 
 /** A page of refs and the exact total for a person or agent name query. */
@@ -127,7 +126,7 @@ async function searchNames(
       tiebreak: k.tiebreak,
       sql,
       trigramOrder,
-      ...(await prefixTierOf(pool, k, only, q.words ?? [], q.norm)),
+      ...prefixTierOf(pool, k, only, q.words ?? [], q.norm),
     },
     q.offset,
     q.limit,

@@ -54,10 +54,11 @@ export interface RankedQuery {
   readonly trigramOrder?: boolean;
   /**
    * The prefix tier's best rows in final order (at most `need`, none of `exclude`, the exact tiers'),
-   * when an index of their own serves them (a one-word query: people.ts, entities.ts). Used with
-   * trigramOrder, and for 5,000 to 25,000 matches instead of ranking them whole (rankedPage).
+   * when an index of their own serves them (a one-word query: people.ts, entities.ts), or null when it
+   * cannot serve this word cheaply (the tier is then read as any other). Used with trigramOrder, and
+   * for 5,000 to 25,000 matches instead of ranking them whole (rankedPage).
    */
-  readonly prefixTier?: (need: number, exclude: readonly number[]) => Promise<number[]>;
+  readonly prefixTier?: (need: number, exclude: readonly number[]) => Promise<number[] | null>;
 }
 
 /** A table's columns for the prefix tier of a one-word query, read off its first-word index. */
@@ -86,9 +87,7 @@ const LONGER_FIRST_WORDS_MAX = 10_000;
  * sort from the word and '0' to the word and '~' (normalized names hold only [A-Z0-9] and spaces), and
  * are read only when the dictionary's counts say they are few (SMITH among officers: 8,223 names).
  */
-export async function firstWordTier(pool: pg.Pool, ix: FirstWordIndex, word: string, expansions: readonly string[]): Promise<RankedQuery['prefixTier']> {
-  const { rows } = await pool.query<{ n: number }>(`SELECT coalesce(sum(n), 0)::bigint AS n FROM registry.${ix.dictionary} WHERE word > $1 AND word < $1 || '~'`, [word]);
-  if (rows[0]!.n > LONGER_FIRST_WORDS_MAX) return undefined;
+export function firstWordTier(pool: pg.Pool, ix: FirstWordIndex, word: string, expansions: readonly string[]): NonNullable<RankedQuery['prefixTier']> {
   const alias = ix.from.split(' ').pop()!;
   const order = (qualifier: string): string => ix.order.map((c) => `${qualifier}.${c}`).join(', ');
   const select = `${ix.ref} AS ref, ${ix.text} AS text, ${ix.order.map((c) => `${alias}.${c.split(' ')[0]}`).join(', ')}`;
@@ -98,7 +97,12 @@ export async function firstWordTier(pool: pg.Pool, ix: FirstWordIndex, word: str
        UNION ALL
        SELECT ${select} FROM ${ix.from} WHERE ${ix.text} >= $1 || '0' AND ${ix.text} < $1 || '~' AND ${ix.words} && $4::text[]
      ) t ORDER BY similarity(t.text, $1) DESC, ${order('t')} LIMIT $3`;
-  return async (need, exclude) => (await pool.query<{ ref: number }>(text, [word, exclude, need, expansions])).rows.map((r) => r.ref);
+  // Asked only when the tier is read (most one-word queries are ranked another way).
+  return async (need, exclude) => {
+    const { rows } = await pool.query<{ n: number }>(`SELECT coalesce(sum(n), 0)::bigint AS n FROM registry.${ix.dictionary} WHERE word > $1 AND word < $1 || '~'`, [word]);
+    if (rows[0]!.n > LONGER_FIRST_WORDS_MAX) return null;
+    return (await pool.query<{ ref: number }>(text, [word, exclude, need, expansions])).rows.map((r) => r.ref);
+  };
 }
 
 interface Candidate {
@@ -213,8 +217,12 @@ async function trigramOrderedPage(pool: pg.Pool, q: RankedQuery, offset: number,
   for (let tier = 0; tier <= q.tiers.length && refs.length < offset + limit; tier++) {
     if (rest && tier === q.tiers.length) return rest();
     if (q.prefixTier && tier === q.tiers.length - 1) {
-      refs.push(...(await q.prefixTier(offset + limit - refs.length, refs)));
-      continue;
+      const found = await q.prefixTier(offset + limit - refs.length, refs);
+      if (found) {
+        refs.push(...found);
+        continue;
+      }
+      if (rest) return rest();
     }
     const sql = q.sql.fork();
     const { rows } = await pool.query<{ ref: number }>(
@@ -260,8 +268,10 @@ export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQue
   // A word alone whose exact and prefix tiers come off indexes in final order (an officer surname, a
   // first word): they fill most first pages in a few ms, where ranking its 5,000 to 25,000 matches
   // whole reads a heap page each (KANIMAL, 20,611 officers at 12.6 million entities: 146 ms alone, 700
-  // four at a time). A page they do not fill is ranked whole.
-  if (q.prefixTier && size.bound <= whole && size.bound > whole / 5) return trigramOrderedPage(pool, q, offset, limit, rankWhole);
+  // four at a time). A page they do not fill is ranked whole, counted by the same statement.
+  if (q.prefixTier && size.bound <= whole && size.bound > whole / 5) {
+    return trigramOrderedPage(pool, q, offset, limit, () => ordered(pool, q, q.sql.fork(), q.where, offset, limit, size.total));
+  }
   // Few matches by the dictionary's bound: ranked at once, counted by the same statement.
   if (mayRankWhole && size.bound <= whole) return ordered(pool, q, q.sql.fork(), q.where, offset, limit, size.total);
   // Words each common and rare together (3248 NE ORANGE: 22 rows): counting, then ranking, read
