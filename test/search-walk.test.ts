@@ -11,7 +11,7 @@ import { projectRoot } from '../src/config/paths.js';
 import { generateDataset } from '../src/registry/generator/index.js';
 import { importFiles } from '../src/registry/import/index.js';
 import { createSearch, type Search } from '../src/search/index.js';
-import { nameKey } from '../src/search/normalize.js';
+import { nameKey, sortedWords, trigramCount } from '../src/search/normalize.js';
 import { countTerm, expandWords } from '../src/search/terms.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 import { corporate, fileOf } from './support/records.js';
@@ -425,6 +425,41 @@ describe('officer exact tier', () => {
       // By its pairs, and by the rows of all but its commonest word (as terms of many words are).
       assert.equal(await countTerm(db.pool, 'registry.officers o', 'o.name_words', term!), direct.rows[0]!.n, word);
       assert.equal(await countTerm(db.pool, 'registry.officers o', 'o.name_words', term!, 0), direct.rows[0]!.n, word);
+    }
+  });
+
+  // Renames officers without moving the dictionary: last.
+  it('walks past every row tied with the page\'s last, however PostgreSQL prints their similarity', async () => {
+    const { rows: words } = await db.pool.query<{ word: string }>(
+      `SELECT word FROM registry.officer_words WHERE frequent AND word ~ '^[A-Z]{3,}$' ORDER BY n DESC, word LIMIT 2`,
+    );
+    const query = words.map((w) => w.word).join(' ');
+    // A third word for which similarity, a float4 printed shortest, reads above a / t in double.
+    let name = '';
+    for (const extra of ['QZ', 'QZX', 'QZXV', 'QZXVW', 'QZXVWK', 'QZXVWKJ', 'QZXVWKJY']) {
+      const candidate = `${query} ${extra}`;
+      const { rows } = await db.pool.query<{ sim: number }>('SELECT similarity($1, $2) AS sim', [candidate, query]);
+      if (rows[0]!.sim > trigramCount(query) / trigramCount(candidate)) {
+        name = candidate;
+        break;
+      }
+    }
+    assert.ok(name, 'a name whose similarity reads above a / t');
+    // More such names than the walk's first read (64), renamed from the last document number down,
+    // so that the index returns them in the reverse of their final order.
+    const { rows: targets } = await db.pool.query<{ document_number: string; slot: number }>(
+      `SELECT document_number, slot FROM registry.officers WHERE NOT (name_words && $1::text[]) ORDER BY document_number DESC, slot DESC LIMIT 100`,
+      [words.map((w) => w.word)],
+    );
+    for (const t of targets) {
+      await db.pool.query(
+        'UPDATE registry.officers SET name = $3, name_norm = $3, name_sorted = $4, name_words = $5 WHERE document_number = $1 AND slot = $2',
+        [t.document_number, t.slot, name, sortedWords(name.split(' ')), name.split(' ')],
+      );
+    }
+    for (const offset of [0, 30, 95]) {
+      const [a, b] = await Promise.all([whole.officers({ name: query, limit: 5, offset }), walked.officers({ name: query, limit: 5, offset })]);
+      assert.deepEqual(b.hits, a.hits, `${query} offset ${offset}`);
     }
   });
 });

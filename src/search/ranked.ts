@@ -146,11 +146,16 @@ async function walkTier(pool: pg.Pool, q: RankedQuery, tier: number, need: numbe
     if (all.length < need) {
       if (upDone && downDone) return all;
     } else {
-      const kth = [...all.map((c) => c.sim)].sort((x, y) => y - x)[need - 1]!;
+      const kth = Math.fround([...all.map((c) => c.sim)].sort((x, y) => y - x)[need - 1]!);
       const lastUp = up[up.length - 1]?.t ?? a;
       const lastDown = down[down.length - 1]?.t ?? a;
-      const boundUp = upDone ? -1 : Math.min(a, lastUp) / Math.max(a, lastUp);
-      const boundDown = downDone ? -1 : Math.min(a, lastDown) / Math.max(a, lastDown);
+      // Both in float4, as PostgreSQL computes similarity (and prints it shortest: 6 / 7 arrives as
+      // 0.85714287, above 6 / 7 in double). Compared in double, the bound fell below a k-th best tied
+      // with it, and the walk stopped inside the tie, keeping whichever of those rows it had read
+      // (JOHNS among officers: 64 of the 94 names JOHNS JOHN; the first page changed between calls).
+      const bound = (t: number): number => Math.fround(Math.min(a, t) / Math.max(a, t));
+      const boundUp = upDone ? -1 : bound(lastUp);
+      const boundDown = downDone ? -1 : bound(lastDown);
       // An unread row ties at best with the bound: strictly below the k-th best, it cannot enter.
       if (boundUp < kth && boundDown < kth) return all;
     }
