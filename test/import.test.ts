@@ -151,6 +151,10 @@ describe('importer', () => {
 
   it('swaps a new snapshot in whole, carrying over daily changes newer than it, and readers never see a mix', async () => {
     const before = (await q<{ n: number }>('SELECT count(*)::int AS n FROM registry.entities'))[0]!.n;
+    const definitions = `
+      SELECT c.relname AS tbl, pg_get_indexdef(x.indexrelid) AS def FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid
+      WHERE c.relnamespace = 'registry'::regnamespace ORDER BY 1, 2`;
+    const indexesBefore = await q(definitions);
     const big = docs(3000, 'M');
     const snapshot = await snapshotZip('cordata.zip', { 'cordata0.txt': fileOf(big.map(corporate), true) }, '2026-10-06');
 
@@ -177,6 +181,14 @@ describe('importer', () => {
     );
     assert.ok([...seen].every((n) => n === before || n === 3000 + carried), `reader saw ${[...seen].join(', ')}`);
     assert.ok(seen.has(before));
+    // Every table swapped in was indexed as its migrations say, and has statistics.
+    assert.deepEqual(await q(definitions), indexesBefore);
+    assert.deepEqual(
+      await q(`SELECT relname FROM pg_stat_user_tables WHERE schemaname = 'registry' AND last_analyze IS NULL AND relname = ANY($1::text[]) ORDER BY 1`, [
+        ['entities', 'officers', 'agents', 'agent_spellings', 'entity_words', 'officer_words', 'agent_words', 'address_words', 'entity_counts', 'entity_day_counts', 'entity_postings'],
+      ]),
+      [],
+    );
   });
 
   it('shows each registered agent by its most frequent spellings, kept by the difference through daily files', async () => {

@@ -133,33 +133,74 @@ function inactivationsSql(s: Schema, where: string): string {
     ORDER BY ev.document_number, ev.filed_date DESC NULLS LAST, ev.sequence DESC`;
 }
 
-/** Builds every corporate-derived table of a freshly loaded schema. */
-export async function buildCorporateDerived(client: pg.PoolClient, s: Schema, frequentWord = FREQUENT_WORD): Promise<void> {
-  // Sorting and grouping whole tables is maintenance work: sized as such, not as one query's sort.
-  await client.query(`SELECT set_config('work_mem', current_setting('maintenance_work_mem'), true)`);
-  await client.query(`
-    INSERT INTO ${s}.agent_spellings (agent_key, zip5, name, city, state, words, n)
-    SELECT ${SPELLING}, count(*) FROM ${s}.entities WHERE agent_key IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6`);
-  // The table is empty here: every group is new.
-  await client.query(agentGroupsSql(s, '', `${s}.agents`));
-  for (const d of DICTIONARIES) {
-    await client.query(
-      `INSERT INTO ${s}.${d.table} (word, n, frequent)
-       SELECT w, count(*), count(*) >= ${Number(frequentWord)} FROM ${s}.${d.source}, unnest(${d.column}) AS w GROUP BY w`,
-    );
-  }
-  await client.query(`
-    INSERT INTO ${s}.entity_counts (slice, status, entity_type, filing_year, n)
-    SELECT slice, status, entity_type, filing_year, count(*) FROM (${allSlicesSql(s, `${s}.entities`)}) x
-    GROUP BY 1, 2, 3, 4`);
-  await client.query(`
-    INSERT INTO ${s}.entity_day_counts (status, entity_type, filing_date, n)
-    SELECT status, entity_type, filing_date, count(*) FROM ${s}.entities WHERE filing_date IS NOT NULL GROUP BY 1, 2, 3`);
-  await client.query(`INSERT INTO ${s}.entity_postings (${POSTING_COLUMNS}) ${postingsSql(s, `${s}.entities`)}`);
+/**
+ * One derived table of a full load: the derived tables it reads (built before it), the copied table
+ * whose rows it goes through (its size weighs the build when the load schedules it), and its build.
+ */
+export interface Derivation {
+  readonly table: string;
+  readonly after: readonly string[];
+  readonly reads: 'entities' | 'officers' | 'events';
+  build(client: pg.PoolClient): Promise<unknown>;
 }
 
-export async function buildEventDerived(client: pg.PoolClient, s: Schema): Promise<void> {
-  await client.query(inactivationsSql(s, ''), inactivationParams());
+/** The corporate-derived tables of a freshly loaded schema, each built in its own statement. */
+export function corporateDerivations(s: Schema, frequentWord = FREQUENT_WORD): Derivation[] {
+  const frequentAfter = ['entity_words'];
+  return [
+    {
+      table: 'agent_spellings',
+      after: [],
+      reads: 'entities',
+      build: (c) =>
+        c.query(`
+          INSERT INTO ${s}.agent_spellings (agent_key, zip5, name, city, state, words, n)
+          SELECT ${SPELLING}, count(*) FROM ${s}.entities WHERE agent_key IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6`),
+    },
+    // The table is empty here: every group is new.
+    { table: 'agents', after: ['agent_spellings'], reads: 'entities', build: (c) => c.query(agentGroupsSql(s, '', `${s}.agents`)) },
+    ...DICTIONARIES.map(
+      (d): Derivation => ({
+        table: d.table,
+        after: d.source === 'agents' ? ['agents'] : [],
+        reads: d.source === 'officers' ? 'officers' : 'entities',
+        build: (c) =>
+          c.query(
+            `INSERT INTO ${s}.${d.table} (word, n, frequent)
+             SELECT w, count(*), count(*) >= ${Number(frequentWord)} FROM ${s}.${d.source}, unnest(${d.column}) AS w GROUP BY w`,
+          ),
+      }),
+    ),
+    {
+      table: 'entity_counts',
+      after: frequentAfter,
+      reads: 'entities',
+      build: (c) =>
+        c.query(`
+          INSERT INTO ${s}.entity_counts (slice, status, entity_type, filing_year, n)
+          SELECT slice, status, entity_type, filing_year, count(*) FROM (${allSlicesSql(s, `${s}.entities`)}) x
+          GROUP BY 1, 2, 3, 4`),
+    },
+    {
+      table: 'entity_day_counts',
+      after: [],
+      reads: 'entities',
+      build: (c) =>
+        c.query(`
+          INSERT INTO ${s}.entity_day_counts (status, entity_type, filing_date, n)
+          SELECT status, entity_type, filing_date, count(*) FROM ${s}.entities WHERE filing_date IS NOT NULL GROUP BY 1, 2, 3`),
+    },
+    {
+      table: 'entity_postings',
+      after: frequentAfter,
+      reads: 'entities',
+      build: (c) => c.query(`INSERT INTO ${s}.entity_postings (${POSTING_COLUMNS}) ${postingsSql(s, `${s}.entities`)}`),
+    },
+  ];
+}
+
+export function eventDerivations(s: Schema): Derivation[] {
+  return [{ table: 'inactivations', after: [], reads: 'events', build: (c) => c.query(inactivationsSql(s, ''), inactivationParams()) }];
 }
 
 /**

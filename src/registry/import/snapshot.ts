@@ -6,7 +6,8 @@ import { inTransaction } from '../../db/pool.js';
 import { parseCorporate, parseEvent, type CorporateRecord, type EventRecord } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges } from './changes.js';
 import { CopyWriter } from './copy.js';
-import { FREQUENT_WORD, buildCorporateDerived, buildEventDerived } from './derived.js';
+import { PGraph, PGraphError, type DependencyList, type PGraphNodeRecord } from 'p-graph';
+import { FREQUENT_WORD, corporateDerivations, eventDerivations, type Derivation } from './derived.js';
 import { parseWorkers, readCorporateInParallel } from './parallel.js';
 import type { Progress } from './progress.js';
 import { readRecords, type ReadStats } from './read.js';
@@ -21,11 +22,10 @@ const PARALLEL_FROM_BYTES = 64 * 1024 * 1024;
 interface Unit {
   /** Tables loaded straight from the records (COPY ... FREEZE into tables created in the same transaction). */
   readonly copied: ReadonlyArray<{ table: string; columns: readonly string[] }>;
-  /** Tables built afterwards from the copied ones. */
-  readonly derived: readonly string[];
+  /** Tables built afterwards from the copied ones (from `registry_next`). */
+  derivations(frequentWord: number): Derivation[];
   /** Streams the file's records into the copy writers (in `copied` order). */
   read(file: SourceFile, writers: CopyWriter[], progress: Progress): Promise<ReadStats>;
-  derive(client: pg.PoolClient, frequentWord: number): Promise<void>;
   /** Deletes duplicate keys (the last line wins) when the primary key cannot be built. */
   dedupe(client: pg.PoolClient): Promise<void>;
   /** Applies live rows newer than the snapshot to the staged tables. */
@@ -37,7 +37,7 @@ const corporateUnit: Unit = {
     { table: 'entities', columns: ENTITY_COLUMNS },
     { table: 'officers', columns: OFFICER_COLUMNS },
   ],
-  derived: ['agent_spellings', 'agents', 'entity_words', 'officer_words', 'agent_words', 'address_words', 'entity_counts', 'entity_day_counts', 'entity_postings'],
+  derivations: (frequentWord) => corporateDerivations(NEXT, frequentWord),
   async read(file, [entities, officers], progress) {
     if (file.contentBytes >= PARALLEL_FROM_BYTES) return readCorporateInParallel(file, [entities!, officers!], parseWorkers(), progress);
     let id = 0;
@@ -56,7 +56,6 @@ const corporateUnit: Unit = {
       progress,
     );
   },
-  derive: (client, frequentWord) => buildCorporateDerived(client, NEXT, frequentWord),
   async dedupe(client) {
     await client.query(`DELETE FROM ${NEXT}.entities a USING ${NEXT}.entities b WHERE a.document_number = b.document_number AND a.id < b.id`);
     await client.query(`DELETE FROM ${NEXT}.officers o WHERE NOT EXISTS (SELECT 1 FROM ${NEXT}.entities e WHERE e.id = o.entity_id)`);
@@ -78,10 +77,9 @@ const corporateUnit: Unit = {
 
 const eventUnit: Unit = {
   copied: [{ table: 'events', columns: EVENT_COLUMNS }],
-  derived: ['inactivations'],
+  derivations: () => eventDerivations(NEXT),
   read: (file, [events], progress) =>
     readRecords<EventRecord>(file, parseEvent, (e) => events!.write(eventRow(e, file.fileDate)), () => events!.drained(), progress),
-  derive: (client) => buildEventDerived(client, NEXT),
   async dedupe(client) {
     await client.query(
       `DELETE FROM ${NEXT}.events a USING ${NEXT}.events b
@@ -124,6 +122,84 @@ async function runConcurrently(pool: pg.Pool, statements: string[], width = 2): 
       for (let sql = queue.shift(); sql; sql = queue.shift()) await pool.query(sql);
     }),
   );
+}
+
+/** What a statement builds, for the log: the index or constraint it names. */
+const builtName = (sql: string): string => /(?:INDEX|CONSTRAINT) (\S+)/.exec(sql)?.[1] ?? sql.slice(0, 40);
+
+/**
+ * Builds the derived tables, the indexes and constraints of every table, and their statistics, as one
+ * graph on two connections: each table's indexes start once it is built, its statistics once they are,
+ * and a connection free takes the ready step with the longest chain of work behind it (the size of
+ * the copied table each step reads stands for its work). Run one phase after another, the derived
+ * tables, built one statement at a time, kept a core idle for about a quarter of the load.
+ */
+async function buildTables(
+  pool: pg.Pool,
+  unit: Unit,
+  derivations: ReadonlyMap<string, Derivation>,
+  definitions: ReadonlyMap<string, { constraints: string[]; indexes: string[] }>,
+  log: (line: string) => void,
+): Promise<void> {
+  const { rows } = await pool.query<{ relname: string; pages: number }>(
+    `SELECT relname, greatest(relpages, 1) AS pages FROM pg_class WHERE relnamespace = '${NEXT}'::regnamespace AND relname = ANY($1::text[])`,
+    [unit.copied.map((c) => c.table)],
+  );
+  const pages = new Map(rows.map((r) => [r.relname, Number(r.pages)]));
+  const nodes: PGraphNodeRecord = {};
+  const edges: DependencyList = [];
+  const timed = (what: string, run: () => Promise<unknown>) => async (): Promise<void> => {
+    const started = Date.now();
+    await run();
+    log(`  ${what} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  };
+  for (const table of [...unit.copied.map((c) => c.table), ...derivations.keys()]) {
+    const derived = derivations.get(table);
+    const priority = pages.get(derived?.reads ?? table) ?? 1;
+    const { constraints, indexes } = definitions.get(table)!;
+    if (derived) {
+      // Created in the transaction that fills it: on a server without replicas (wal_level=minimal,
+      // as the embedded one) its rows then skip the write-ahead log. Sorting and grouping a whole
+      // table is maintenance work, sized as such, not as one query's sort.
+      nodes[`derive:${table}`] = {
+        priority,
+        run: timed(`derived ${table}`, () =>
+          inTransaction(pool, async (c) => {
+            await c.query(`SELECT set_config('work_mem', current_setting('maintenance_work_mem'), true)`);
+            await c.query(createLike(table));
+            await derived.build(c);
+          }),
+        ),
+      };
+      for (const before of derived.after) edges.push([`derive:${before}`, `derive:${table}`]);
+    }
+    const built = derived ? [`derive:${table}`] : [];
+    // A constraint locks its table whole: the table's indexes wait for it rather than for a lock. (A
+    // copied table's keys are in place already: they find a snapshot's repeated records.)
+    const keys = (derived ? constraints : []).map((sql, i) => {
+      const id = `key:${table}:${i}`;
+      nodes[id] = { priority, run: timed(builtName(sql), () => pool.query(sql)) };
+      for (const b of built) edges.push([b, id]);
+      return id;
+    });
+    const all = [...built, ...keys];
+    indexes.forEach((sql, i) => {
+      const id = `index:${table}:${i}`;
+      nodes[id] = { priority, run: timed(builtName(sql), () => pool.query(sql)) };
+      for (const b of [...built, ...keys]) edges.push([b, id]);
+      all.push(id);
+    });
+    // Derived rows were inserted, not copied frozen: vacuumed, their pages are marked all-visible and
+    // index-only scans (the ranked postings' filtered pages) skip the table.
+    const analyze = `${derived ? 'VACUUM (ANALYZE)' : 'ANALYZE'} ${NEXT}.${table}`;
+    nodes[`analyze:${table}`] = { priority: 1, run: timed(`statistics of ${table}`, () => pool.query(analyze)) };
+    for (const b of all) edges.push([b, `analyze:${table}`]);
+  }
+  try {
+    await new PGraph(nodes, edges).run({ concurrency: 2 });
+  } catch (err) {
+    throw err instanceof PGraphError ? (err.taskErrors[0] ?? err) : err;
+  }
 }
 
 async function copyRecords(pool: pg.Pool, unit: Unit, file: SourceFile, progress: Progress): Promise<ReadStats> {
@@ -192,7 +268,8 @@ export async function loadSnapshot(
     stepStarted = Date.now();
   };
   const unit = file.kind === 'quarterly_corporate' ? corporateUnit : eventUnit;
-  const tables = [...unit.copied.map((c) => c.table), ...unit.derived];
+  const derivations = new Map(unit.derivations(frequentWord).map((d) => [d.table, d]));
+  const tables = [...unit.copied.map((c) => c.table), ...derivations.keys()];
   await pool.query(`DROP SCHEMA IF EXISTS ${NEXT} CASCADE`);
   await pool.query(`CREATE SCHEMA ${NEXT}`);
   try {
@@ -209,21 +286,10 @@ export async function loadSnapshot(
     const of = (names: readonly string[], part: 'constraints' | 'indexes'): string[] => names.flatMap((t) => definitions.get(t)![part]);
     await addKeys(pool, unit, of(unit.copied.map((c) => c.table), 'constraints'));
     step('primary keys');
-    // Created in the transaction that fills them: on a server without replicas (wal_level=minimal,
-    // as the embedded one) their rows then skip the write-ahead log.
-    await inTransaction(pool, async (c) => {
-      for (const t of unit.derived) await c.query(createLike(t));
-      await unit.derive(c, frequentWord);
-    });
-    step('derived tables');
-    await runConcurrently(pool, [...of(unit.derived, 'constraints'), ...of(tables, 'indexes')]);
-    step('indexes');
+    await buildTables(pool, unit, derivations, definitions, log);
+    step('derived tables, indexes and statistics');
     const carriedOver = await inTransaction(pool, (c) => unit.carryOver(c, file.fileDate));
     step(`carried over ${carriedOver} newer records`);
-    // Derived rows were inserted, not copied frozen: vacuumed, their pages are marked all-visible and
-    // index-only scans (the ranked postings' filtered pages) skip the table.
-    for (const t of tables) await pool.query(`${unit.derived.includes(t) ? 'VACUUM (ANALYZE)' : 'ANALYZE'} ${NEXT}.${t}`);
-    step('analyzed');
 
     const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${NEXT}.${unit.copied[0]!.table}`);
     const result: SnapshotResult = { ...stats, loaded: rows[0]!.n, carriedOver };
