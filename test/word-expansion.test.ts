@@ -54,6 +54,24 @@ describe('word expansion', () => {
     for (const r of rows) assert.equal(trigramCount(r.w), r.n, r.w);
   });
 
+  it('gives a word\'s deletion keys as every string at most e deletions away, each at least once', async () => {
+    /** Every string `w` becomes with at most `e` characters deleted, by brute force. */
+    const deletions = (w: string, e: number): Set<string> => {
+      let level = new Set([w]);
+      const all = new Set(level);
+      for (let k = 0; k < e; k++) {
+        level = new Set([...level].flatMap((s) => [...s].map((_, i) => s.slice(0, i) + s.slice(i + 1))));
+        for (const s of level) all.add(s);
+      }
+      return all;
+    };
+    const sample = [...words(150, rng(5)), 'AAAB', 'ABABABAB', 'AAAAAAAAA', 'X', ''];
+    for (const e of [0, 1, 2, 3]) {
+      const { rows } = await db.pool.query<{ w: string; keys: string[] }>('SELECT w, registry.word_deletes(w, $2) AS keys FROM unnest($1::text[]) w', [sample, e]);
+      for (const r of rows) assert.deepEqual(new Set(r.keys), deletions(r.w, e), `${r.w}, ${e} deletions`);
+    }
+  });
+
   it('finds neighbours at the edges of the allowed edits: words two or one letters shorter or longer', async () => {
     // Eight letters allow two edits, reaching six-letter words; four to seven allow one, reaching three.
     // Substitutions need deletions on both sides: two in an eight-letter word, one in a four-letter one.
