@@ -1,12 +1,12 @@
 // A full load of a quarterly snapshot: records are copied into fresh tables of the schema
 // `registry_next`, indexed like the live ones, topped up with live changes newer than the snapshot,
 // and swapped into `registry` in one transaction. Readers see the old dataset or the new, never a mix.
+import { PGraph, PGraphError, type DependencyList, type PGraphNodeRecord } from 'p-graph';
 import type pg from 'pg';
 import { inTransaction } from '../../db/pool.js';
 import { parseCorporate, parseEvent, type CorporateRecord, type EventRecord } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges } from './changes.js';
 import { CopyWriter } from './copy.js';
-import { PGraph, PGraphError, type DependencyList, type PGraphNodeRecord } from 'p-graph';
 import { FREQUENT_WORD, corporateDerivations, eventDerivations, type Derivation } from './derived.js';
 import { parseWorkers, readCorporateInParallel } from './parallel.js';
 import type { Progress } from './progress.js';
@@ -182,11 +182,12 @@ async function buildTables(
       for (const b of built) edges.push([b, id]);
       return id;
     });
-    const all = [...built, ...keys];
+    const ready = [...built, ...keys];
+    const all = [...ready];
     indexes.forEach((sql, i) => {
       const id = `index:${table}:${i}`;
       nodes[id] = { priority, run: timed(builtName(sql), () => pool.query(sql)) };
-      for (const b of [...built, ...keys]) edges.push([b, id]);
+      for (const b of ready) edges.push([b, id]);
       all.push(id);
     });
     // Derived rows were inserted, not copied frozen: vacuumed, their pages are marked all-visible and
