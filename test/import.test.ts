@@ -75,7 +75,12 @@ describe('importer', () => {
       { 'corevent0.txt': fileOf([event({ doc: 'L00000000001', seq: 1, code: 'CORAMADMAR', filed: '09252026' })], true) },
       '2026-10-01',
     );
-    const first = await importFiles(db.pool, [snapshot, events]);
+    const lines: string[] = [];
+    const first = await importFiles(db.pool, [snapshot, events], { log: (l) => lines.push(l) });
+    // Prewarmed once, after the last snapshot of the run (not between the two).
+    const warmed = lines.flatMap((l, i) => (/^dataset: prewarmed \d+ relations/.test(l) ? [i] : []));
+    assert.equal(warmed.length, 1, lines.join('\n'));
+    assert.ok(lines.slice(0, warmed[0]).some((l) => l.startsWith('corevent.zip: derived tables')));
     assert.deepEqual(first.files.map((f) => [f.kind, f.status, f.records_loaded, f.records_rejected]), [
       ['quarterly_corporate', 'imported', 4, 0],
       ['quarterly_events', 'imported', 1, 0],

@@ -2,6 +2,7 @@
 // Snapshots are swapped in whole; a daily file is applied in one transaction.
 import type pg from 'pg';
 import { inTransaction } from '../../db/pool.js';
+import { HOT_RELATIONS, prewarm } from '../../db/prewarm.js';
 import { datasetAfterImport, moveDatasetCounts, type DatasetCounts } from '../dataset.js';
 import { parseCorporate, parseEvent } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges, openChangeSet, type ChangeCounts } from './changes.js';
@@ -114,6 +115,22 @@ async function applyChanges(pool: pg.Pool, file: SourceFile, sum: string, starte
   });
 }
 
+/**
+ * Reads the freshly loaded dataset's most-read relations into the cache (src/db/prewarm.ts). The data
+ * is in and recorded by then: a failure here is logged, not thrown.
+ */
+async function warmDataset(pool: pg.Pool, log: (line: string) => void): Promise<void> {
+  const started = Date.now();
+  try {
+    const r = await prewarm(pool, 'registry', HOT_RELATIONS);
+    if (!r) return log('dataset: not prewarmed (the server has no pg_prewarm)');
+    const cold = r.skipped.length ? `; left cold, over the cache budget: ${r.skipped.join(', ')}` : '';
+    log(`dataset: prewarmed ${r.relations} relations (${(r.bytes / 2 ** 30).toFixed(1)} GiB) in ${((Date.now() - started) / 1000).toFixed(1)} s${cold}`);
+  } catch (err) {
+    log(`dataset: prewarm failed (${err instanceof Error ? err.message : String(err)}); the load stands`);
+  }
+}
+
 export async function importFiles(pool: pg.Pool, paths: readonly string[], opts: ImportOptions = {}): Promise<ImportSummary> {
   const progress = opts.progress ?? silentProgress;
   const log = opts.log ?? (() => {});
@@ -127,7 +144,7 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
       log('another import is running; waiting for it to finish');
       await lock.query('SELECT pg_advisory_lock($1)', [IMPORT_LOCK]);
     }
-    for (const file of files) {
+    for (const [i, file] of files.entries()) {
       const started = Date.now();
       const startedAt = new Date(started);
       const sum = await checksum(file.path);
@@ -150,6 +167,8 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
           ).then((r) => ({ ...r, updated: 0, skippedOlder: 0 }))
         : await applyChanges(pool, file, sum, startedAt, progress, opts.refuse);
       fullLoaded ||= file.fullLoad;
+      // Once a snapshot's tables are all in (the next file is not another), before the daily files.
+      if (file.fullLoad && !files[i + 1]?.fullLoad) await warmDataset(pool, log);
       for (const r of o.rejects.slice(0, REJECTS_SHOWN)) log(`rejected ${r.file} line ${r.line}: ${r.reason}`);
       log(`${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ${o.skippedOlder} older than stored, ${o.rejected} rejected`);
       summaries.push({
