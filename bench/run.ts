@@ -236,7 +236,14 @@ async function main(): Promise<void> {
     const oneQuery = await routeRps(oneQueryPool).finally(() => oneQueryPool.end());
     const out = await report({
       label: args.quick ? 'quick' : `full-${entities}`,
-      machine: { cores: os.availableParallelism(), memory_gib: Math.round(os.totalmem() / 2 ** 30), cpu: os.cpus()[0]?.model ?? '?', node: process.version },
+      machine: {
+        cores: os.availableParallelism(),
+        memory_gib: Math.round(os.totalmem() / 2 ** 30),
+        cpu: os.cpus()[0]?.model ?? '?',
+        node: process.version,
+        // Whether PostgreSQL's shared memory is on huge pages (null: a server before 17 does not say).
+        huge_pages: (await pool.query<{ s: string | null }>(`SELECT current_setting('huge_pages_status', true) AS s`)).rows[0]!.s,
+      },
       entities,
       connections,
       import: loaded,

@@ -6,6 +6,7 @@ import { buildApp, type App } from './api/app.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/index.js';
 import { openDatabase, type Database } from './db/index.js';
+import { hugePagesAdvice } from './db/tuning.js';
 import { JOBS } from './jobs/index.js';
 import { startScheduler } from './jobs/scheduler.js';
 import { seedSample } from './registry/sample.js';
@@ -29,6 +30,8 @@ async function demoWorkspace(db: Database, config: Config, pepper: string, clock
 export async function startServer(config: Config, log: (line: string) => void, clock: Clock = systemClock): Promise<RunningServer> {
   const db = await openDatabase(config);
   try {
+    const advice = await hugePagesAdvice(db.pool);
+    if (advice) log(advice);
     // With a registry source, the refresh (at startup, then daily) loads the real files instead.
     if (db.embedded && config.sample.enabled && !config.registrySource) {
       const seeded = await seedSample(db.pool, config, { log });

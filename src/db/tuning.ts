@@ -1,5 +1,7 @@
-// Server settings shipped with the embedded PostgreSQL, sized for the machine it runs on.
+// Server settings shipped with the embedded PostgreSQL, sized for the machine it runs on, and the
+// advice an operator needs where the machine itself must change (huge pages).
 import os from 'node:os';
+import type pg from 'pg';
 
 const mib = (bytes: number): string => `${Math.max(1, Math.floor(bytes / 1024 / 1024))}MB`;
 
@@ -13,6 +15,8 @@ export function embeddedServerSettings(): string[] {
     'unix_socket_directories=',
     'max_connections=100',
     `shared_buffers=${mib(Math.min(ram / 4, 8 * 1024 ** 3))}`,
+    // On huge pages when the host has reserved them (see hugePagesAdvice), on 4 KB pages otherwise.
+    'huge_pages=try',
     `effective_cache_size=${mib((ram * 3) / 4)}`,
     `maintenance_work_mem=${mib(Math.min(ram / 16, 2 * 1024 ** 3))}`,
     'work_mem=32MB',
@@ -35,4 +39,23 @@ export function embeddedServerSettings(): string[] {
     'shared_preload_libraries=pg_prewarm',
     'pg_prewarm.autoprewarm=on',
   ];
+}
+
+/**
+ * The line for the operator when the server's shared memory is not on huge pages (`status` is
+ * PostgreSQL 17's huge_pages_status; older servers do not say, and are not advised). On 4 KB pages a
+ * connection takes a page fault the first time it touches each page of the buffer cache: at 12.6
+ * million entities on a virtual machine, a filtered word counted over 15,000 cached rows took 390 ms
+ * in a new connection and 37 ms in one that had touched them (35 ms in a new one on huge pages).
+ */
+export function hugePagesLine(status: string | null, pages: string | null): string | null {
+  if (status !== 'off' || !pages) return null;
+  return `PostgreSQL's shared memory is on 4 KB pages, not huge pages: searches that read many cached rows run several times slower. On the database host, reserve ${pages} huge pages (sysctl -w vm.nr_hugepages=${pages}, and the same in /etc/sysctl.conf to keep it) and restart PostgreSQL.`;
+}
+
+export async function hugePagesAdvice(pool: pg.Pool): Promise<string | null> {
+  const { rows } = await pool.query<{ status: string | null; pages: string | null }>(
+    `SELECT current_setting('huge_pages_status', true) AS status, current_setting('shared_memory_size_in_huge_pages', true) AS pages`,
+  );
+  return hugePagesLine(rows[0]!.status, rows[0]!.pages);
 }
