@@ -63,3 +63,16 @@ export async function prewarm(pool: pg.Pool, schema: string, relations: readonly
   }
   return { relations: read, bytes, skipped };
 }
+
+/** Prewarms the live dataset's HOT_RELATIONS and logs what was read and what was left cold. */
+export async function prewarmDataset(pool: pg.Pool, log: (line: string) => void): Promise<PrewarmResult | null> {
+  const started = Date.now();
+  const r = await prewarm(pool, 'registry', HOT_RELATIONS);
+  if (!r) {
+    log('dataset: not prewarmed (the server has no pg_prewarm)');
+    return null;
+  }
+  const cold = r.skipped.length ? `; left cold, over the cache budget: ${r.skipped.join(', ')}` : '';
+  log(`dataset: prewarmed ${r.relations} relations (${(r.bytes / 2 ** 30).toFixed(1)} GiB) in ${((Date.now() - started) / 1000).toFixed(1)} s${cold}`);
+  return r;
+}

@@ -6,10 +6,11 @@ import { registerGenerate } from './generate.js';
 import { registerImport } from './import.js';
 import { registerJobs } from './jobs.js';
 import { registerMcp } from './mcp.js';
+import { registerPrewarm } from './prewarm.js';
 import { registerRefresh } from './refresh.js';
 import { registerServe } from './serve.js';
 import { registerStatus } from './status.js';
 
 export const commands: ReadonlyArray<(program: Command) => void> = [
-  registerServe, registerGenerate, registerImport, registerStatus, registerRefresh, registerAccounts, registerBilling, registerJobs, registerMcp,
+  registerServe, registerGenerate, registerImport, registerPrewarm, registerStatus, registerRefresh, registerAccounts, registerBilling, registerJobs, registerMcp,
 ];

@@ -2,7 +2,7 @@
 // Snapshots are swapped in whole; a daily file is applied in one transaction.
 import type pg from 'pg';
 import { inTransaction } from '../../db/pool.js';
-import { HOT_RELATIONS, prewarm } from '../../db/prewarm.js';
+import { prewarmDataset } from '../../db/prewarm.js';
 import { datasetAfterImport, moveDatasetCounts, type DatasetCounts } from '../dataset.js';
 import { parseCorporate, parseEvent } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges, openChangeSet, type ChangeCounts } from './changes.js';
@@ -115,17 +115,10 @@ async function applyChanges(pool: pg.Pool, file: SourceFile, sum: string, starte
   });
 }
 
-/**
- * Reads the freshly loaded dataset's most-read relations into the cache (src/db/prewarm.ts). The data
- * is in and recorded by then: a failure here is logged, not thrown.
- */
+/** Prewarms the freshly loaded dataset (src/db/prewarm.ts). The data is in and recorded by then: a failure is logged, not thrown. */
 async function warmDataset(pool: pg.Pool, log: (line: string) => void): Promise<void> {
-  const started = Date.now();
   try {
-    const r = await prewarm(pool, 'registry', HOT_RELATIONS);
-    if (!r) return log('dataset: not prewarmed (the server has no pg_prewarm)');
-    const cold = r.skipped.length ? `; left cold, over the cache budget: ${r.skipped.join(', ')}` : '';
-    log(`dataset: prewarmed ${r.relations} relations (${(r.bytes / 2 ** 30).toFixed(1)} GiB) in ${((Date.now() - started) / 1000).toFixed(1)} s${cold}`);
+    await prewarmDataset(pool, log);
   } catch (err) {
     log(`dataset: prewarm failed (${err instanceof Error ? err.message : String(err)}); the load stands`);
   }
