@@ -38,27 +38,28 @@ export interface PrewarmResult {
 export async function prewarm(pool: pg.Pool, schema: string, relations: readonly string[], budget?: number): Promise<PrewarmResult | null> {
   const { rows: installed } = await pool.query(`SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'`);
   if (installed.length === 0) return null;
-  const { rows: sized } = await pool.query<{ relname: string; oid: number; bytes: string; budget: string }>(
-    `SELECT c.relname, c.oid, pg_relation_size(c.oid) AS bytes,
-            (SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'effective_cache_size') AS budget
-     FROM pg_class c WHERE c.relnamespace = $1::regnamespace AND c.relname = ANY($2::text[])`,
+  // int8 arrives as a number (src/db/pool.ts).
+  const { rows: sized } = await pool.query<{ relname: string; oid: number; bytes: number }>(
+    `SELECT relname, oid, pg_relation_size(oid) AS bytes FROM pg_class WHERE relnamespace = $1::regnamespace AND relname = ANY($2::text[])`,
     [schema, relations],
   );
   const byName = new Map(sized.map((r) => [r.relname, r]));
-  const limit = budget ?? (sized.length ? Number(sized[0]!.budget) * CACHE_SHARE : 0);
+  const cache = async (): Promise<number> =>
+    (await pool.query<{ n: number }>(`SELECT setting::bigint * 8192 AS n FROM pg_settings WHERE name = 'effective_cache_size'`)).rows[0]!.n;
+  const limit = budget ?? (await cache()) * CACHE_SHARE;
   let bytes = 0;
   let read = 0;
   const skipped: string[] = [];
   for (const name of relations) {
     const rel = byName.get(name);
     if (!rel) continue;
-    if (bytes + Number(rel.bytes) > limit) {
+    if (bytes + rel.bytes > limit) {
       skipped.push(name);
       continue;
     }
     // 'read' fills the operating system's cache and leaves shared buffers to the live dataset.
     await pool.query(`SELECT pg_prewarm($1::oid::regclass, 'read')`, [rel.oid]);
-    bytes += Number(rel.bytes);
+    bytes += rel.bytes;
     read++;
   }
   return { relations: read, bytes, skipped };
