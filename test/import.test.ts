@@ -196,6 +196,24 @@ describe('importer', () => {
     );
   });
 
+  it('keeps room on every entity page, so a change to no indexed column rewrites the row on its own page', async () => {
+    // Migration 031's fillfactor, carried to the staged table of the snapshot just swapped in.
+    const [table] = await q<{ options: string[] }>(`SELECT reloptions AS options FROM pg_class WHERE oid = 'registry.entities'::regclass`);
+    assert.deepEqual(table!.options, ['fillfactor=90']);
+    const place = async (doc: string) =>
+      (await q<{ block: string; xmin: string }>(`SELECT (ctid::text::point)[0]::text AS block, xmin::text FROM registry.entities WHERE document_number = $1`, [doc]))[0]!;
+    const doc = 'M00000000001';
+    const before = await place(doc);
+    assert.equal(before.block, '0');
+    // A new officer: none of the entity's indexed columns changes.
+    await importFiles(db.pool, [
+      await write('20261030c.txt', fileOf([corporate({ doc, name: 'M COMPANY 1 LLC', officers: [{ title: 'MGR', name: person('POE', 'EVE') }] })])),
+    ]);
+    const now = await place(doc);
+    assert.notEqual(now.xmin, before.xmin, 'the row was rewritten');
+    assert.equal(now.block, before.block, 'on the page it was on (a full page would have sent it to the end of the table)');
+  });
+
   it('shows each registered agent by its most frequent spellings, kept by the difference through daily files', async () => {
     // Every group as recounted from the entities themselves (mode() picks the first of equally frequent values).
     const recount = `

@@ -95,8 +95,15 @@ const eventUnit: Unit = {
   },
 };
 
-const createLike = (table: string): string =>
-  `CREATE TABLE ${NEXT}.${table} (LIKE registry.${table} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING STORAGE)`;
+/** The staged copy of a live table, with its storage options (fillfactor) before any row is written. */
+async function createLike(client: pg.PoolClient, table: string): Promise<void> {
+  await client.query(`CREATE TABLE ${NEXT}.${table} (LIKE registry.${table} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING STORAGE)`);
+  const { rows } = await client.query<{ options: string | null }>(
+    `SELECT array_to_string(reloptions, ', ') AS options FROM pg_class WHERE oid = ('registry.' || $1)::regclass`,
+    [table],
+  );
+  if (rows[0]?.options) await client.query(`ALTER TABLE ${NEXT}.${table} SET (${rows[0].options})`);
+}
 
 /** The live table's constraints and indexes, as statements for its staged copy. */
 async function indexStatements(pool: pg.Pool, table: string): Promise<{ constraints: string[]; indexes: string[] }> {
@@ -166,7 +173,7 @@ async function buildTables(
         run: timed(`derived ${table}`, () =>
           inTransaction(pool, async (c) => {
             await c.query(`SELECT set_config('work_mem', current_setting('maintenance_work_mem'), true)`);
-            await c.query(createLike(table));
+            await createLike(c, table);
             await derived.build(c);
           }),
         ),
@@ -210,7 +217,7 @@ async function copyRecords(pool: pg.Pool, unit: Unit, file: SourceFile, progress
     for (const [i, { table, columns }] of unit.copied.entries()) {
       const client = clients[i]!;
       await client.query('BEGIN');
-      await client.query(createLike(table));
+      await createLike(client, table);
       writers.push(new CopyWriter(client, `COPY ${NEXT}.${table} (${columns.join(', ')}) FROM STDIN WITH (FREEZE)`));
     }
     const stats = await unit.read(file, writers, progress);
