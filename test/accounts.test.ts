@@ -6,9 +6,9 @@ import { z } from 'zod';
 import { ledgerCheck } from '../src/accounts/ledger.js';
 import { addPack } from '../src/accounts/packs.js';
 import { adjustCredits, createKey, revokeKey, setPerMinute, setPlan, setStatus, setSuspended } from '../src/accounts/workspaces.js';
-import { sweepReservations } from '../src/accounts/gate.js';
+import { Gate, sweepReservations } from '../src/accounts/gate.js';
 import { cycleJob } from '../src/accounts/jobs.js';
-import { inTransaction } from '../src/db/pool.js';
+import { createPool, inTransaction } from '../src/db/pool.js';
 import { runJob } from '../src/jobs/job.js';
 import { defineOperation, type Operation } from '../src/api/operation.js';
 import { singleEnvelope } from '../src/api/schemas.js';
@@ -219,6 +219,20 @@ describe('metering', () => {
     for (const [i, a] of answers.entries()) await t.app.gate.settle(a.reservation!, i < 3);
     await t.app.gate.flush();
     assert.equal((await consistent(workspace.id)).monthly_remaining, 50_000 - 9);
+  });
+
+  it("commits a batch without waiting for the WAL flush in that transaction only, not in the connection's later ones", async () => {
+    const { key } = await t.workspace('pro');
+    // One connection: the next statement runs where the gate's did.
+    const pool = createPool(t.db.pool.options.connectionString!, 1);
+    try {
+      const r = await new Gate(pool, PEPPER, t.clock).check({ key: key.key, surface: 'rest', reserve: true, leadFeed: false, csv: false, requestId: 'req_async_commit' });
+      assert.equal(r.outcome, 'ok');
+      assert.equal((await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit, 'on');
+      await t.app.gate.settle(r.reservation!, true);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('a 404 costs one credit; 400, 401 and 403 cost nothing', async () => {

@@ -101,7 +101,12 @@ export class Gate {
     try {
       const { rows } = await this.pool.query<GateRow>({
         name: 'api_gate_batch',
-        text: 'SELECT * FROM api_gate_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+        // The batch commits without waiting for its WAL to reach the disk (this transaction only):
+        // a crash of the database can then lose the last moments of reservations, i.e. requests served
+        // and never charged, but never charge one twice (ledger entry and reservation go together).
+        // The wait was a third of the gate's time and a tenth of a simple search's.
+        text: `SELECT g.* FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit,
+                 api_gate_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS g`,
         values: [
           hashKey(key, this.pepper),
           batch.map((w) => w.req.surface),
