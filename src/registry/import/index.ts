@@ -131,6 +131,8 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
   const lock = await pool.connect();
   const summaries: FileSummary[] = [];
   let fullLoaded = false;
+  /** A daily file was applied after the run's last prewarm. */
+  let appliedSinceWarm = false;
   try {
     const { rows } = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [IMPORT_LOCK]);
     if (!rows[0]?.ok) {
@@ -160,8 +162,12 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
           ).then((r) => ({ ...r, updated: 0, skippedOlder: 0 }))
         : await applyChanges(pool, file, sum, startedAt, progress, opts.refuse);
       fullLoaded ||= file.fullLoad;
-      // Once a snapshot's tables are all in (the next file is not another), before the daily files.
-      if (file.fullLoad && !files[i + 1]?.fullLoad) await warmDataset(pool, log);
+      // Once a snapshot's tables are all in (the next file is not another), before the daily files:
+      // they read the same rows and index pages at random.
+      if (file.fullLoad && !files[i + 1]?.fullLoad) {
+        await warmDataset(pool, log);
+        appliedSinceWarm = false;
+      } else if (!file.fullLoad) appliedSinceWarm = true;
       for (const r of o.rejects.slice(0, REJECTS_SHOWN)) log(`rejected ${r.file} line ${r.line}: ${r.reason}`);
       log(`${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ${o.skippedOlder} older than stored, ${o.rejected} rejected`);
       summaries.push({
@@ -176,6 +182,10 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
         elapsed_ms: Date.now() - started,
       });
     }
+    // Daily files also read and write index pages the prewarm left cold, which push the hot pages
+    // out of the cache: ten after a load left the searches on random reads (docs/search.md, ninth
+    // session). Pages still cached are read back at memory speed.
+    if (appliedSinceWarm) await warmDataset(pool, log);
   } finally {
     await lock.query('SELECT pg_advisory_unlock($1)', [IMPORT_LOCK]).catch(() => {});
     lock.release();
