@@ -1,4 +1,4 @@
-// The prewarm after a full load (relations read in order while they fit the budgets, the rest named),
+// The prewarm after a full load (relations read in order while they fit the budget, the rest named),
 // and the advice to put the server's shared memory on huge pages.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -16,20 +16,18 @@ const size = async (rel: string): Promise<number> =>
   Number((await db.pool.query<{ n: string }>(`SELECT pg_relation_size($1::regclass) AS n`, [`registry.${rel}`])).rows[0]!.n);
 
 describe('prewarm', () => {
-  it('reads the relations that fit the cache budget, in order, the next into shared buffers, skips the rest and ignores missing names', async () => {
+  it('reads the relations that fit the budget, in order, skips the rest and ignores missing names', async () => {
     const [pkey, words] = [await size('entities_pkey'), await size('entity_words_pkey')];
     assert.ok(pkey > 0 && words > 0);
-    const all = await prewarm(db.pool, 'registry', ['entities_pkey', 'no_such_relation', 'entity_words_pkey'], { cache: pkey + words, buffers: 0 });
-    assert.deepEqual(all, { relations: 2, bytes: pkey + words, buffered: 0, skipped: [] });
-    const buffered = await prewarm(db.pool, 'registry', ['entities_pkey', 'entity_words_pkey'], { cache: pkey + words - 1, buffers: words });
-    assert.deepEqual(buffered, { relations: 2, bytes: pkey + words, buffered: words, skipped: [] });
-    const one = await prewarm(db.pool, 'registry', ['entities_pkey', 'entity_words_pkey'], { cache: pkey + words - 1, buffers: words - 1 });
-    assert.deepEqual(one, { relations: 1, bytes: pkey, buffered: 0, skipped: ['entity_words_pkey'] });
+    const all = await prewarm(db.pool, 'registry', ['entities_pkey', 'no_such_relation', 'entity_words_pkey'], pkey + words);
+    assert.deepEqual(all, { relations: 2, bytes: pkey + words, skipped: [] });
+    const one = await prewarm(db.pool, 'registry', ['entities_pkey', 'entity_words_pkey'], pkey + words - 1);
+    assert.deepEqual(one, { relations: 1, bytes: pkey, skipped: ['entity_words_pkey'] });
   });
 
   it('sizes its budget from the server when given none', async () => {
     const r = await prewarm(db.pool, 'registry', ['entities_pkey']);
-    assert.deepEqual(r, { relations: 1, bytes: await size('entities_pkey'), buffered: 0, skipped: [] });
+    assert.deepEqual(r, { relations: 1, bytes: await size('entities_pkey'), skipped: [] });
   });
 });
 

@@ -6,56 +6,36 @@ import type pg from 'pg';
 
 /**
  * Relations in the order they are worth memory: the word dictionaries every name query expands
- * through, the entity name indexes and counts; the other kinds' dictionaries and word indexes (small);
- * the entity rows (read for every page's hits, and for every match a filter is checked on); then what
- * officer, agent and address pages read, and the ranked postings. Missing names are skipped (a unit
- * loads only its own tables).
+ * through, the entity name indexes and counts, the entity rows (read for every page's hits, and for
+ * every match a filter is checked on), the ranked postings, then officers, agents and addresses.
+ * Missing names are skipped (a unit loads only its own tables).
  */
 export const HOT_RELATIONS = [
   'entity_words', 'entity_words_pkey', 'entity_words_keys_idx', 'entity_counts', 'entity_counts_pkey',
   'entities_name_words_idx', 'entities_name_norm_idx', 'entities_name_core_idx', 'entities_first_word_order_idx',
-  'entities_name_trgm_idx', 'entities_id_idx',
-  'officer_words', 'officer_words_pkey', 'officer_words_keys_idx', 'officers_name_words_idx',
-  'agent_words', 'agent_words_pkey', 'agent_words_keys_idx', 'agents_name_words_idx',
-  'address_words', 'address_words_pkey', 'address_words_keys_idx', 'entities_address_words_idx',
-  'entities',
-  'officers_ref_idx', 'agents_id_idx', 'entities_zip5_idx', 'officers_first_word_order_idx', 'officers_trgm_order_idx',
-  'agents', 'officers_name_norm_cover_idx', 'entity_postings_rank_idx',
+  'entities_name_trgm_idx', 'entities_id_idx', 'entities', 'entity_postings_rank_idx',
+  'officer_words', 'officer_words_pkey', 'officer_words_keys_idx', 'officers_name_words_idx', 'officers_name_norm_cover_idx',
+  'officers_first_word_order_idx', 'officers_trgm_order_idx', 'officers_ref_idx',
+  'agent_words', 'agent_words_pkey', 'agent_words_keys_idx', 'agents', 'agents_pkey', 'agents_name_words_idx', 'agents_id_idx',
+  'address_words', 'address_words_pkey', 'address_words_keys_idx', 'entities_address_words_idx', 'entities_zip5_idx',
 ] as const;
 
 /** The share of the server's declared cache (effective_cache_size) a prewarm may fill. */
 const CACHE_SHARE = 0.75;
-/** The share of its shared buffers, for what the cache budget leaves out. */
-const BUFFERS_SHARE = 0.5;
-
-export interface PrewarmBudget {
-  /** Bytes read into the operating system's cache. */
-  readonly cache: number;
-  /** Bytes read into the server's shared buffers, for relations past the cache budget. */
-  readonly buffers: number;
-}
 
 export interface PrewarmResult {
   readonly relations: number;
   readonly bytes: number;
-  /** Of those, read into the server's shared buffers. */
-  readonly buffered: number;
-  /** Relations left cold because both budgets were spent (in priority order). */
+  /** Relations left cold because the budget was spent (in priority order). */
   readonly skipped: string[];
 }
 
-const setting = async (pool: pg.Pool, name: string): Promise<number> =>
-  (await pool.query<{ n: number }>(`SELECT setting::bigint * 8192 AS n FROM pg_settings WHERE name = $1`, [name])).rows[0]!.n;
-
 /**
- * Reads `relations` of `schema` (each whole), in order, into the operating system's cache while they
- * fit its budget (by default three quarters of the server's effective_cache_size), and those past it
- * into the server's shared buffers while they fit theirs (by default half of shared_buffers, which a
- * fresh load or start leaves empty); the rest are skipped. The shared buffers' share is read first:
- * its pages also pass through the operating system's cache, where they are then the oldest, the
- * first let go. Null when the server has no pg_prewarm (the migration installs it where it can).
+ * Reads `relations` of `schema` (in order, each whole) while they fit in `budget` bytes (by default
+ * three quarters of the server's effective_cache_size); later ones that do not fit are skipped. Null
+ * when the server has no pg_prewarm (the migration installs it where it can).
  */
-export async function prewarm(pool: pg.Pool, schema: string, relations: readonly string[], budget?: PrewarmBudget): Promise<PrewarmResult | null> {
+export async function prewarm(pool: pg.Pool, schema: string, relations: readonly string[], budget?: number): Promise<PrewarmResult | null> {
   const { rows: installed } = await pool.query(`SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'`);
   if (installed.length === 0) return null;
   // int8 arrives as a number (src/db/pool.ts).
@@ -64,28 +44,25 @@ export async function prewarm(pool: pg.Pool, schema: string, relations: readonly
     [schema, relations],
   );
   const byName = new Map(sized.map((r) => [r.relname, r]));
-  const limits = budget ?? {
-    cache: (await setting(pool, 'effective_cache_size')) * CACHE_SHARE,
-    buffers: (await setting(pool, 'shared_buffers')) * BUFFERS_SHARE,
-  };
-  const plan = { cache: [] as number[], buffers: [] as number[] };
-  const used = { cache: 0, buffers: 0 };
+  const cache = async (): Promise<number> =>
+    (await pool.query<{ n: number }>(`SELECT setting::bigint * 8192 AS n FROM pg_settings WHERE name = 'effective_cache_size'`)).rows[0]!.n;
+  const limit = budget ?? (await cache()) * CACHE_SHARE;
+  let bytes = 0;
+  let read = 0;
   const skipped: string[] = [];
   for (const name of relations) {
     const rel = byName.get(name);
     if (!rel) continue;
-    const into = (['cache', 'buffers'] as const).find((k) => used[k] + rel.bytes <= limits[k]);
-    if (!into) {
+    if (bytes + rel.bytes > limit) {
       skipped.push(name);
       continue;
     }
-    plan[into].push(rel.oid);
-    used[into] += rel.bytes;
+    // 'read' fills the operating system's cache and leaves shared buffers to the live dataset.
+    await pool.query(`SELECT pg_prewarm($1::oid::regclass, 'read')`, [rel.oid]);
+    bytes += rel.bytes;
+    read++;
   }
-  for (const oid of plan.buffers) await pool.query(`SELECT pg_prewarm($1::oid::regclass, 'buffer')`, [oid]);
-  // 'read' fills the operating system's cache and leaves shared buffers to the live dataset.
-  for (const oid of plan.cache) await pool.query(`SELECT pg_prewarm($1::oid::regclass, 'read')`, [oid]);
-  return { relations: plan.cache.length + plan.buffers.length, bytes: used.cache + used.buffers, buffered: used.buffers, skipped };
+  return { relations: read, bytes, skipped };
 }
 
 /** Prewarms the live dataset's HOT_RELATIONS and logs what was read and what was left cold. */
@@ -96,7 +73,7 @@ export async function prewarmDataset(pool: pg.Pool, log: (line: string) => void)
     log('dataset: not prewarmed (the server has no pg_prewarm)');
     return null;
   }
-  const cold = r.skipped.length ? `; left cold, over both budgets: ${r.skipped.join(', ')}` : '';
-  log(`dataset: prewarmed ${r.relations} relations (${(r.bytes / 2 ** 30).toFixed(1)} GiB, ${(r.buffered / 2 ** 30).toFixed(1)} in shared buffers) in ${((Date.now() - started) / 1000).toFixed(1)} s${cold}`);
+  const cold = r.skipped.length ? `; left cold, over the cache budget: ${r.skipped.join(', ')}` : '';
+  log(`dataset: prewarmed ${r.relations} relations (${(r.bytes / 2 ** 30).toFixed(1)} GiB) in ${((Date.now() - started) / 1000).toFixed(1)} s${cold}`);
   return r;
 }
