@@ -183,8 +183,8 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
       });
     }
     // Daily files also read and write index pages the prewarm left cold, which push the hot pages
-    // out of the cache: ten after a load left the searches on random reads (docs/search.md, ninth
-    // session). Pages still cached are read back at memory speed.
+    // out of the cache: after daily files the searches ran on random reads again (docs/search.md,
+    // ninth session). Pages still cached are read back at memory speed.
     if (appliedSinceWarm) await warmDataset(pool, log);
   } finally {
     await lock.query('SELECT pg_advisory_unlock($1)', [IMPORT_LOCK]).catch(() => {});
