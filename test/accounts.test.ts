@@ -221,7 +221,7 @@ describe('metering', () => {
     assert.equal((await consistent(workspace.id)).monthly_remaining, 50_000 - 9);
   });
 
-  it("commits a batch without waiting for the WAL flush in that transaction only, not in the connection's later ones", async () => {
+  it("turns off the wait for the WAL flush in the gate's own transaction only: the connection's later ones wait again", async () => {
     const { key } = await t.workspace('pro');
     // One connection: the next statement runs where the gate's did.
     const pool = createPool(t.db.pool.options.connectionString!, 1);

@@ -104,7 +104,7 @@ export class Gate {
         // The batch commits without waiting for its WAL to reach the disk (this transaction only):
         // a crash of the database can then lose the last moments of reservations, i.e. requests served
         // and never charged, but never charge one twice (ledger entry and reservation go together).
-        // The wait was a third of the gate's time and a tenth of a simple search's.
+        // The wait was about 40% of the round trip (1.2 ms against 0.75 at 12.6 million entities).
         text: `SELECT g.* FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit,
                  api_gate_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS g`,
         values: [
