@@ -150,6 +150,34 @@ describe('relevance pages: postings and walking agree with ranking every match',
     }
   });
 
+  it('a word with a city: the same page whichever side finds the rows', async () => {
+    // A rare word in the largest city is found through the words' index alone, a frequent word in a
+    // small city through the city's (entities.ts, cityDrive); the page and total are those of the plain match.
+    const large = (await db.pool.query<{ c: string; n: number }>(
+      'SELECT upper(principal_city) AS c, count(*)::int AS n FROM registry.entities WHERE principal_city IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1',
+    )).rows[0]!;
+    const frequent = (await db.pool.query<{ w: string }>('SELECT name_words[1] AS w FROM registry.entities GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1')).rows[0]!.w;
+    // The smallest city with rows holding it first.
+    const small = (await db.pool.query<{ c: string; n: number }>(`
+      SELECT upper(principal_city) AS c, count(*)::int AS n FROM registry.entities WHERE principal_city IS NOT NULL GROUP BY 1
+      HAVING bool_or(name_words[1] = $1) ORDER BY 2, 1 LIMIT 1`, [frequent])).rows[0]!;
+    const rare = (await db.pool.query<{ w: string }>(`
+      SELECT w FROM registry.entities e, unnest(e.name_words) w WHERE upper(e.principal_city) = $1 AND length(w) > 3
+      GROUP BY 1 ORDER BY (SELECT n FROM registry.entity_words WHERE word = w), 1 LIMIT 1`, [large.c])).rows[0]!.w;
+    for (const [word, c, drives] of [[rare, large, 'words'], [frequent, small, 'city']] as const) {
+      const [term] = await expandWords(db.pool, 'entity_words', [word]);
+      assert.ok(drives === 'words' ? term!.rows * 8 <= c.n : c.n * 8 <= term!.rows, `${word} in ${c.c} (${term!.rows} and ${c.n} rows) is a case for the ${drives}' index`);
+      const { rows } = await db.pool.query<{ document_number: string; n: number }>(`
+        SELECT e.document_number, count(*) OVER ()::int AS n FROM registry.entities e
+        WHERE e.name_words && $1::text[] AND upper(e.principal_city) = $2
+        ORDER BY (e.name_norm = $3) DESC, (e.name_core = $3) DESC, (e.name_core LIKE $3 || '%') DESC, similarity(e.name_core, $3) DESC,
+                 e.filing_date DESC NULLS LAST, e.document_number LIMIT 10`, [term!.expansions, c.c, word]);
+      const page = await whole.entities({ name: word, principal_city: c.c.toLowerCase(), limit: 10, offset: 0 });
+      assert.deepEqual(page.hits.map((h) => h.document_number), rows.map((r) => r.document_number), `${word} in ${c.c}`);
+      assert.equal(page.total, rows[0]?.n ?? 0, `${word} in ${c.c}`);
+    }
+  });
+
   it('entities of a broad prefix with a filter its first postings mostly fail', async () => {
     // A prefix of many rows and a type holding few of them: the postings give up and the matches are ranked whole.
     const { rows } = await db.pool.query<{ p: string; t: string }>(`
