@@ -68,13 +68,17 @@ describe('ranked postings', () => {
       FULL JOIN (SELECT slice, sum(n) AS n FROM registry.entity_counts WHERE slice ~ '^[wp]:' GROUP BY slice) c USING (slice)`);
     assert.ok(rows.some((r) => r.slice.startsWith('w:')), 'some words are frequent');
     assert.deepEqual(rows.filter((r) => r.postings !== r.counted), []);
-    const wrong = await db.pool.query(`
+    const wrong = (): Promise<{ rows: unknown[] }> => db.pool.query(`
       SELECT p.* FROM registry.entity_postings p LEFT JOIN registry.entities e ON e.id = p.id
       WHERE e.id IS NULL OR p.document_number <> e.document_number OR p.filed <> coalesce(e.filing_date, '-infinity')
          OR p.sim <> similarity(e.name_core, substr(p.slice, 3)) OR p.prefix <> (e.name_core LIKE substr(p.slice, 3) || '%')
-         OR p.status <> e.status OR p.entity_type <> e.entity_type
+         OR p.status <> e.status OR p.entity_type <> e.entity_type OR p.city IS DISTINCT FROM upper(e.principal_city)
          OR NOT (CASE WHEN p.slice LIKE 'w:%' THEN substr(p.slice, 3) = ANY(e.name_words) ELSE e.name_core LIKE substr(p.slice, 3) || '%' END)`);
-    assert.deepEqual(wrong.rows, []);
+    assert.deepEqual((await wrong()).rows, []);
+    // As migration 033 gives the postings of a dataset loaded before it their cities.
+    await db.pool.query('UPDATE registry.entity_postings SET city = NULL');
+    await db.pool.query(await readFile(path.join(projectRoot, 'src/db/migrations/033_posting_city.sql'), 'utf8'));
+    assert.deepEqual((await wrong()).rows, []);
     // Frequent words and prefixes within each city, as the entities now are; and as migration 021
     // counts them for a dataset loaded before it.
     const citiesAgree = async (): Promise<void> => {

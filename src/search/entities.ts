@@ -214,14 +214,15 @@ const SORT_ORDER: Record<Exclude<EntitySearch['sort'], 'relevance' | undefined>,
 };
 
 /**
- * The query's filters as a condition on the ranked postings' own columns (migration 023), when they
- * hold them all: the postings that pass are then exactly the matches.
+ * The query's filters as a condition on the ranked postings' own columns (migrations 023 and 033),
+ * when they hold them all: the postings that pass are then exactly the matches.
  */
 function postingFilter(q: EntitySearch): ((sql: Sql) => string) | undefined {
-  const f = q.principal_city === undefined ? countedFilters(q) : null;
+  const f = countedFilters(q);
   if (!f) return undefined;
   return (sql) => {
     const parts = [
+      ...(q.principal_city !== undefined ? [`p.city = upper(${sql.p(q.principal_city)})`] : []),
       ...(f.statuses ? [`p.status = ANY(${sql.p(f.statuses)}::text[])`] : []),
       ...(f.types ? [`p.entity_type = ANY(${sql.p(f.types)}::text[])`] : []),
       ...(f.after ? [`p.filed >= ${sql.p(f.after)}::date`] : []),

@@ -299,10 +299,14 @@ export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQue
   // in ORLANDO, 13,440: 412 ms) or, when no filter has an index, every row of the slice (FLORIDA of one
   // entity type: 1 s warm, 13 s cold at 12.6 million), and the postings usually fill the page sooner;
   // but a filter can reject the first postings wholesale (a type rare among the newest names). Status,
-  // type and dates are tested on the postings' index itself; other filters on the entities, whose
-  // postings are then read only so far before falling back.
+  // type, dates and the city are tested on the postings' index itself; other filters on the entities,
+  // whose postings are then read only so far before falling back.
+  // When the postings' own columns hold every filter, a word's few matches in a city come off the rank
+  // index alone, about need x slice / matches entries (ASSOCIATES in ORANGE PARK, 436 of 185,429:
+  // some 10,000), cheaper than ranking them whole unless that passes over more than `whole` entries.
   const indexed = q.postings?.indexedFilter;
-  const handful = indexed != null && total <= whole / (indexed === 'matches' ? 5 : 25);
+  const postingsDecide = q.postings?.filter !== undefined && (need * size.bound) / total <= whole;
+  const handful = indexed != null && !postingsDecide && total <= whole / (indexed === 'matches' ? 5 : 25);
   if (total <= whole && (!q.postings || handful)) return rankWhole();
   if (q.postings) {
     const sql = q.sql.fork();

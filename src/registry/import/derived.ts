@@ -98,12 +98,12 @@ function citySlicesSql(s: Schema, src: string): string {
 const allSlicesSql = (s: Schema, src: string): string => `${slicesSql(src)} UNION ALL ${wordSlicesSql(s, src)} UNION ALL ${citySlicesSql(s, src)}`;
 
 /**
- * The ranked postings of the entity rows of `src` (see entity_postings in migrations 013 and 023):
+ * The ranked postings of the entity rows of `src` (see entity_postings in migrations 013, 023 and 033):
  * one per frequent word of the name, and one per one- and two-character prefix.
  */
 function postingsSql(s: Schema, src: string): string {
   const row = (slice: string, prefix: string, text: string): string =>
-    `${slice}, ${prefix}, similarity(e.name_core, ${text}), coalesce(e.filing_date, '-infinity'), e.document_number, e.id, e.status, e.entity_type`;
+    `${slice}, ${prefix}, similarity(e.name_core, ${text}), coalesce(e.filing_date, '-infinity'), e.document_number, e.id, e.status, e.entity_type, upper(e.principal_city)`;
   return `
     SELECT ${row(`'w:' || w`, `e.name_core LIKE w || '%'`, 'w')}
     FROM ${src} e CROSS JOIN LATERAL unnest(e.name_words) AS w
@@ -112,7 +112,7 @@ function postingsSql(s: Schema, src: string): string {
     UNION ALL SELECT ${row(`'p:' || left(e.name_core, 2)`, 'true', 'left(e.name_core, 2)')} FROM ${src} e WHERE length(e.name_core) >= 2`;
 }
 
-const POSTING_COLUMNS = 'slice, prefix, sim, filed, document_number, id, status, entity_type';
+const POSTING_COLUMNS = 'slice, prefix, sim, filed, document_number, id, status, entity_type, city';
 
 /** Inactivating event codes with their letters and labels, as query parameters. */
 function inactivationParams(): [string[], string[], string[]] {
@@ -289,9 +289,10 @@ export async function refreshCorporateDerived(client: pg.PoolClient, s: Schema):
       UNION ALL SELECT status, entity_type, filing_date, -1 FROM old_entities WHERE filing_date IS NOT NULL
     ) moves GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
     ON CONFLICT (filing_date, status, entity_type) DO UPDATE SET n = c.n + excluded.n`);
-  // Only a new name, filing date, status or type moves postings (most changes are of officers or
-  // reports): they leave by their whole key (the rank index), and arrive as the rows now are.
-  const moved = '(o.name_core, o.filing_date, o.status, o.entity_type) IS DISTINCT FROM (c.name_core, c.filing_date, c.status, c.entity_type)';
+  // Only a new name, filing date, status, type or city moves postings (most changes are of officers
+  // or reports): they leave by their whole key (the rank index), and arrive as the rows now are.
+  const moved = `(o.name_core, o.filing_date, o.status, o.entity_type, upper(o.principal_city))
+    IS DISTINCT FROM (c.name_core, c.filing_date, c.status, c.entity_type, upper(c.principal_city))`;
   const leaving = `(SELECT o.* FROM old_entities o JOIN chg_entities c USING (document_number) WHERE ${moved})`;
   const arriving = `(SELECT c.* FROM chg_entities c LEFT JOIN old_entities o USING (document_number) WHERE o.document_number IS NULL OR ${moved})`;
   await client.query(`
