@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { projectRoot } from '../src/config/paths.js';
 import { generateDataset } from '../src/registry/generator/index.js';
 import { importFiles } from '../src/registry/import/index.js';
+import { DRIVE_RATIO } from '../src/search/entities.js';
 import { createSearch, type Search } from '../src/search/index.js';
 import { nameKey, sortedWords, trigramCount } from '../src/search/normalize.js';
 import { countTerm, expandWords } from '../src/search/terms.js';
@@ -170,7 +171,7 @@ describe('relevance pages: postings and walking agree with ranking every match',
       GROUP BY 1 ORDER BY (SELECT n FROM registry.entity_words WHERE word = w), 1 LIMIT 1`, [large.c])).rows[0]!.w;
     for (const [word, c, drives] of [[rare, large, 'words'], [frequent, small, 'city']] as const) {
       const [term] = await expandWords(db.pool, 'entity_words', [word]);
-      assert.ok(drives === 'words' ? term!.rows * 8 <= c.n : c.n * 8 <= term!.rows, `${word} in ${c.c} (${term!.rows} and ${c.n} rows) is a case for the ${drives}' index`);
+      assert.ok(drives === 'words' ? term!.rows * DRIVE_RATIO <= c.n : c.n * DRIVE_RATIO <= term!.rows, `${word} in ${c.c} (${term!.rows} and ${c.n} rows) is a case for the ${drives}' index`);
       const { rows } = await db.pool.query<{ document_number: string; n: number }>(`
         SELECT e.document_number, count(*) OVER ()::int AS n FROM registry.entities e
         WHERE e.name_words && $1::text[] AND upper(e.principal_city) = $2

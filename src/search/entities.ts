@@ -129,7 +129,7 @@ function statusCondition(sql: Sql, values: readonly StatusValue[], named: boolea
 type Drive = 'words' | 'city' | 'both';
 
 /** One side drives when it holds at most this share of the other's rows. */
-const DRIVE_RATIO = 8;
+export const DRIVE_RATIO = 8;
 
 async function cityDrive(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, name: NameMatch): Promise<Drive> {
   if (name.kind !== 'words' || q.principal_city === undefined) return 'both';
