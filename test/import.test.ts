@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import yazl from 'yazl';
+import { CopyWriter } from '../src/registry/import/copy.js';
 import { importFiles } from '../src/registry/import/index.js';
 import { corporate, event, fileOf, person, type Corp } from './support/records.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
@@ -309,5 +310,25 @@ describe('importer', () => {
     assert.notEqual(now[1]!.xmin, before[1]!.xmin);
     const [real] = await q<{ n: number }>('SELECT count(*)::int AS n FROM registry.officers');
     assert.equal(Number(r.dataset.officers), real!.n);
+  });
+});
+
+describe('COPY writer', () => {
+  it('does not wait for a drain that came while no one was waiting', async () => {
+    const client = await db.pool.connect();
+    try {
+      await client.query('CREATE TEMP TABLE copied (line text)');
+      const writer = new CopyWriter(client, 'COPY copied (line) FROM STDIN');
+      // One block past the stream's mark, so its write asks for a drain, which comes before anyone
+      // waits: as when a parsed batch awaited the entities stream while the officers stream drained.
+      writer.writeText('x'.repeat(99).concat('\n').repeat(10_000), 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const waited = await Promise.race([writer.drained().then(() => 'drained'), new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting'))]);
+      assert.equal(waited, 'drained');
+      assert.equal(await writer.end(), 10_000);
+      assert.equal((await client.query<{ n: number }>('SELECT count(*)::int AS n FROM copied')).rows[0]!.n, 10_000);
+    } finally {
+      client.release();
+    }
   });
 });
