@@ -13,6 +13,7 @@ import { importFiles } from '../src/registry/import/index.js';
 import { DRIVE_RATIO } from '../src/search/entities.js';
 import { createSearch, type Search } from '../src/search/index.js';
 import { nameKey, sortedWords, trigramCount } from '../src/search/normalize.js';
+import { contenders } from '../src/search/ranked.js';
 import { countTerm, expandWords } from '../src/search/terms.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 import { corporate, fileOf } from './support/records.js';
@@ -459,6 +460,16 @@ describe('officer exact tier', () => {
       assert.equal(await countTerm(db.pool, 'registry.officers o', 'o.name_words', term!), direct.rows[0]!.n, word);
       assert.equal(await countTerm(db.pool, 'registry.officers o', 'o.name_words', term!, 0), direct.rows[0]!.n, word);
     }
+  });
+
+  it('orders again only the rows a walk read that rank, by tier and similarity, with the page\'s last or above', () => {
+    const row = (ref: number, tier: number, sim: number) => ({ ref, tier, sim, t: 0 });
+    // 6 / 7 in double and as PostgreSQL prints the float4 (0.85714287): one similarity, a tie.
+    const found = [row(1, 1, 0.9), row(2, 1, 6 / 7), row(3, 0, 0.2), row(4, 1, 0.85714287), row(5, 1, 0.3), row(6, 2, 1)];
+    assert.deepEqual(contenders(found, 3), [1, 2, 3, 4]);
+    assert.deepEqual(contenders(found, 1), [3]);
+    assert.deepEqual(contenders(found, 5), [1, 2, 3, 4, 5]);
+    assert.deepEqual(contenders(found, 6), [1, 2, 3, 4, 5, 6]);
   });
 
   // Renames officers without moving the dictionary: last.
