@@ -156,7 +156,8 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
   const officers = (
     await pool.query<{ last_name: string; first_name: string; document_number: string; name_norm: string }>(
       `SELECT o.last_name, o.first_name, o.document_number, o.name_norm FROM registry.officers o
-       WHERE o.entity_id = ANY($1) AND o.last_name IS NOT NULL AND o.first_name IS NOT NULL LIMIT $2`,
+       WHERE o.entity_id = ANY($1) AND o.last_name IS NOT NULL AND o.first_name IS NOT NULL
+       ORDER BY array_position($1, o.entity_id), o.slot LIMIT $2`,
       [ids(maxima[0]!.entity, perKind * 4), perKind],
     )
   ).rows;
@@ -165,7 +166,9 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
     queries.push({ kind: 'officer', path: `/officers/search?${q({ name })}`, expect: { doc: o.document_number, norm: o.name_norm } });
     queries.push({ kind: 'officer_surname', path: `/officers/search?${q({ name: o.last_name })}` });
   }
-  const agents = (await pool.query<{ name: string }>(`SELECT name FROM registry.agents WHERE id = ANY($1) LIMIT $2`, [ids(maxima[0]!.agent, perKind * 4), perKind])).rows;
+  const agents = (
+    await pool.query<{ name: string }>(`SELECT name FROM registry.agents WHERE id = ANY($1) ORDER BY array_position($1, id) LIMIT $2`, [ids(maxima[0]!.agent, perKind * 4), perKind])
+  ).rows;
   for (const a of agents) queries.push({ kind: 'agent', path: `/agents/search?${q({ name: a.name })}` });
   for (const e of entities.slice(0, perKind)) {
     if (e.principal_zip5) queries.push({ kind: 'address_zip', path: `/addresses/search?${q({ query: e.principal_zip5 })}` });
