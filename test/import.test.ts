@@ -311,48 +311,6 @@ describe('importer', () => {
     const [real] = await q<{ n: number }>('SELECT count(*)::int AS n FROM registry.officers');
     assert.equal(Number(r.dataset.officers), real!.n);
   });
-
-  it('parses a snapshot on worker threads into the same rows as on one thread', async () => {
-    // Two members per file, so two batches on two workers: the small second one is parsed first,
-    // and must still be written after the first (an event repeated in it is the one kept).
-    const many = docs(1500, 'W');
-    const snapshot = await snapshotZip(
-      'cordata.zip',
-      {
-        'cordata0.txt': fileOf([...many.slice(0, 1499).map(corporate), Buffer.alloc(900, 0x20)], true),
-        'cordata1.txt': fileOf([corporate({ ...many[1499]!, officers: [{ title: 'MGR', name: person('ROE', 'ANN') }] }), corporate({ ...many[0]!, name: 'W RENAMED LLC' })], true),
-      },
-      '2026-11-02',
-    );
-    const events = await snapshotZip(
-      'corevent.zip',
-      {
-        'corevent0.txt': fileOf(many.map((c, i) => event({ doc: c.doc, seq: 1, code: i % 2 ? 'CORAMADMAR' : 'ANNUAL REPORT', filed: '09252026' })), true),
-        'corevent1.txt': fileOf([event({ doc: many[0]!.doc, seq: 1, code: 'CORAMADMAR', description: 'REPEATED, LAST WINS', filed: '09262026' })], true),
-      },
-      '2026-11-02',
-    );
-    const loaded = async () => ({
-      entities: await q(`SELECT to_jsonb(e) - 'id' AS row FROM registry.entities e ORDER BY document_number`),
-      officers: await q(`SELECT e.document_number, to_jsonb(o) - 'entity_id' AS row FROM registry.officers o JOIN registry.entities e ON e.id = o.entity_id ORDER BY 1, 2::text`),
-      events: await q(`SELECT to_jsonb(ev) AS row FROM registry.events ev ORDER BY document_number, sequence`),
-    });
-    const inOrder = await importFiles(db.pool, [snapshot, events]);
-    const expected = await loaded();
-    await q(`DELETE FROM imports WHERE file_name IN ('cordata.zip', 'corevent.zip')`);
-    const onWorkers = await importFiles(db.pool, [snapshot, events], { parallelFromBytes: 0 });
-    const got = await loaded();
-
-    const outcome = (r: typeof inOrder) => r.files.map((f) => [f.records_read, f.records_loaded, f.records_rejected, f.rejects.map((x) => x.line)]);
-    assert.deepEqual(outcome(onWorkers), outcome(inOrder));
-    assert.deepEqual(outcome(onWorkers).map((o) => o.slice(0, 3)), [[1502, 1500, 1], [1501, 1500, 0]]);
-    assert.equal(got.entities.length, 1500);
-    assert.deepEqual(got, expected);
-    assert.deepEqual(
-      await q(`SELECT e.name, ev.description FROM registry.entities e JOIN registry.events ev USING (document_number) WHERE document_number = $1`, [many[0]!.doc]),
-      [{ name: 'W RENAMED LLC', description: 'REPEATED, LAST WINS' }],
-    );
-  });
 });
 
 describe('COPY writer', () => {

@@ -1,11 +1,11 @@
-// A snapshot's records parsed on worker threads while this thread reads the zip and feeds the COPY
-// streams: on a machine with cores to spare, the load is no longer bound by one.
+// A snapshot's corporate records parsed on worker threads while this thread reads the zip and
+// feeds the COPY streams: on a machine with cores to spare, the load is no longer bound by one.
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../../workers.js';
 import type { CopyWriter } from './copy.js';
 import { lineBatches, type Line } from './lines.js';
-import type { ParseReply, ParseRequest, SnapshotKind } from './parse-worker.js';
+import type { ParseReply, ParseRequest } from './parse-worker.js';
 import type { Progress } from './progress.js';
 import { countedChunks, keepReject, type ReadStats } from './read.js';
 import type { SourceFile } from './sources.js';
@@ -21,7 +21,7 @@ const AHEAD_PER_WORKER = 2;
  */
 export const parseWorkers = (): number => availableParallelism();
 
-function pack(kind: SnapshotKind, lines: readonly Line[], id: number, firstId: number, sourceDate: string): ParseRequest {
+function pack(lines: readonly Line[], id: number, firstId: number, sourceDate: string): ParseRequest {
   const size = lines.reduce((n, l) => n + l.bytes.length, 0);
   const bytes = new Uint8Array(size);
   const ends = new Int32Array(lines.length);
@@ -33,15 +33,16 @@ function pack(kind: SnapshotKind, lines: readonly Line[], id: number, firstId: n
     ends[k] = at;
     numbers[k] = l.number;
   });
-  return { id, kind, bytes, ends, numbers, firstId, sourceDate };
+  return { id, bytes, ends, numbers, firstId, sourceDate };
 }
 
-/**
- * Reads a snapshot into its tables' COPY streams (`writers`, in the order of the kind's tables),
- * parsing on `workers` threads. Batches are written in the file's order, whichever worker ends
- * first: where a key repeats, the last line is the one kept (events are deduplicated by position).
- */
-export async function readInParallel(file: SourceFile, kind: SnapshotKind, writers: CopyWriter[], workers: number, progress: Progress): Promise<ReadStats> {
+/** Reads a corporate snapshot into the entities and officers COPY streams, parsing on `workers` threads. */
+export async function readCorporateInParallel(
+  file: SourceFile,
+  [entities, officers]: [CopyWriter, CopyWriter],
+  workers: number,
+  progress: Progress,
+): Promise<ReadStats> {
   const stats: ReadStats = { read: 0, rejected: 0, rejects: [] };
   const pool: Worker[] = Array.from({ length: workers }, () => startWorker(import.meta.url, 'parse-worker', null));
   const waiting = new Map<number, { resolve: (r: ParseReply) => void; reject: (e: Error) => void; where: string }>();
@@ -59,26 +60,24 @@ export async function readInParallel(file: SourceFile, kind: SnapshotKind, write
   const inFlight = new Set<Promise<void>>();
   let nextId = 0;
   let lineOrdinal = 0;
-  /** The last dispatched batch's write: each batch is written after the one before it. */
-  let written: Promise<void> = Promise.resolve();
   const dispatch = (lines: Line[], where: string): void => {
     const id = nextId++;
-    const request = pack(kind, lines, id, lineOrdinal + 1, file.fileDate);
+    const request = pack(lines, id, lineOrdinal + 1, file.fileDate);
     lineOrdinal += lines.length;
-    const parsed = new Promise<ParseReply>((resolve, reject) => {
+    const done = new Promise<ParseReply>((resolve, reject) => {
       waiting.set(id, { resolve, reject, where });
       pool[id % pool.length]!.postMessage(request, [request.bytes.buffer as ArrayBuffer]);
-    });
-    const done = Promise.all([parsed, written]).then(async ([reply]) => {
+    }).then(async (reply) => {
       waiting.delete(id);
-      reply.texts.forEach((text, t) => writers[t]!.writeText(text, t === 0 ? reply.records : 0));
+      entities.writeText(reply.entities, reply.records);
+      officers.writeText(reply.officers, 0);
       stats.read += lines.length;
       stats.rejected += reply.rejects.length;
       for (const r of reply.rejects) keepReject(stats, { file: where, line: r.line, reason: r.reason });
       progress.advance(0, lines.length);
-      for (const w of writers) await w.drained();
+      await entities.drained();
+      await officers.drained();
     });
-    written = done;
     const tracked = done.finally(() => inFlight.delete(tracked));
     inFlight.add(tracked);
   };

@@ -8,8 +8,7 @@ import { parseCorporate, parseEvent, type CorporateRecord, type EventRecord } fr
 import { applyCorporateChanges, applyEventChanges } from './changes.js';
 import { CopyWriter } from './copy.js';
 import { FREQUENT_WORD, corporateDerivations, eventDerivations, type Derivation } from './derived.js';
-import { parseWorkers, readInParallel } from './parallel.js';
-import type { SnapshotKind } from './parse-worker.js';
+import { parseWorkers, readCorporateInParallel } from './parallel.js';
 import type { Progress } from './progress.js';
 import { readRecords, type ReadStats } from './read.js';
 import { ENTITY_COLUMNS, EVENT_COLUMNS, OFFICER_COLUMNS, entityRow, eventRow, officerRows } from './rows.js';
@@ -18,16 +17,15 @@ import type { SourceFile } from './sources.js';
 const NEXT = 'registry_next';
 
 /** Snapshots from this size on are parsed on worker threads (below, starting them costs more than it saves). */
-export const PARALLEL_FROM_BYTES = 64 * 1024 * 1024;
+const PARALLEL_FROM_BYTES = 64 * 1024 * 1024;
 
 interface Unit {
-  readonly kind: SnapshotKind;
   /** Tables loaded straight from the records (COPY ... FREEZE into tables created in the same transaction). */
   readonly copied: ReadonlyArray<{ table: string; columns: readonly string[] }>;
   /** Tables built afterwards from the copied ones (from `registry_next`). */
   derivations(frequentWord: number): Derivation[];
-  /** Streams the file's records into the copy writers (in `copied` order) on this thread. */
-  readInOrder(file: SourceFile, writers: CopyWriter[], progress: Progress): Promise<ReadStats>;
+  /** Streams the file's records into the copy writers (in `copied` order). */
+  read(file: SourceFile, writers: CopyWriter[], progress: Progress): Promise<ReadStats>;
   /** Deletes duplicate keys (the last line wins) when the primary key cannot be built. */
   dedupe(client: pg.PoolClient): Promise<void>;
   /** Applies live rows newer than the snapshot to the staged tables. */
@@ -35,13 +33,13 @@ interface Unit {
 }
 
 const corporateUnit: Unit = {
-  kind: 'corporate',
   copied: [
     { table: 'entities', columns: ENTITY_COLUMNS },
     { table: 'officers', columns: OFFICER_COLUMNS },
   ],
   derivations: (frequentWord) => corporateDerivations(NEXT, frequentWord),
-  readInOrder(file, [entities, officers], progress) {
+  async read(file, [entities, officers], progress) {
+    if (file.contentBytes >= PARALLEL_FROM_BYTES) return readCorporateInParallel(file, [entities!, officers!], parseWorkers(), progress);
     let id = 0;
     return readRecords<CorporateRecord>(
       file,
@@ -78,10 +76,9 @@ const corporateUnit: Unit = {
 };
 
 const eventUnit: Unit = {
-  kind: 'events',
   copied: [{ table: 'events', columns: EVENT_COLUMNS }],
   derivations: () => eventDerivations(NEXT),
-  readInOrder: (file, [events], progress) =>
+  read: (file, [events], progress) =>
     readRecords<EventRecord>(file, parseEvent, (e) => events!.write(eventRow(e, file.fileDate)), () => events!.drained(), progress),
   async dedupe(client) {
     await client.query(
@@ -213,7 +210,7 @@ async function buildTables(
   }
 }
 
-async function copyRecords(pool: pg.Pool, unit: Unit, file: SourceFile, progress: Progress, parallelFromBytes: number): Promise<ReadStats> {
+async function copyRecords(pool: pg.Pool, unit: Unit, file: SourceFile, progress: Progress): Promise<ReadStats> {
   const clients = await Promise.all(unit.copied.map(() => pool.connect()));
   const writers: CopyWriter[] = [];
   try {
@@ -223,10 +220,7 @@ async function copyRecords(pool: pg.Pool, unit: Unit, file: SourceFile, progress
       await createLike(client, table);
       writers.push(new CopyWriter(client, `COPY ${NEXT}.${table} (${columns.join(', ')}) FROM STDIN WITH (FREEZE)`));
     }
-    const stats =
-      file.contentBytes >= parallelFromBytes
-        ? await readInParallel(file, unit.kind, writers, parseWorkers(), progress)
-        : await unit.readInOrder(file, writers, progress);
+    const stats = await unit.read(file, writers, progress);
     for (const [i, w] of writers.entries()) {
       await w.end();
       await clients[i]!.query('COMMIT');
@@ -262,13 +256,6 @@ export interface SnapshotResult extends ReadStats {
   carriedOver: number;
 }
 
-export interface SnapshotOptions {
-  /** Rows a word must be in to be frequent (FREQUENT_WORD; small registries in tests set less). */
-  readonly frequentWord?: number;
-  /** Files of this many bytes or more are parsed on worker threads (PARALLEL_FROM_BYTES; tests set 0). */
-  readonly parallelFromBytes?: number;
-}
-
 /**
  * Loads a quarterly snapshot into `registry_next` and swaps it in; `finish` runs inside the swap
  * transaction (to record the import with it). `check` sees the records read and may throw to give
@@ -281,7 +268,7 @@ export async function loadSnapshot(
   log: (line: string) => void,
   finish: (client: pg.PoolClient, result: SnapshotResult) => Promise<void>,
   check: (stats: ReadStats) => void = () => {},
-  { frequentWord = FREQUENT_WORD, parallelFromBytes = PARALLEL_FROM_BYTES }: SnapshotOptions = {},
+  frequentWord = FREQUENT_WORD,
 ): Promise<SnapshotResult> {
   let stepStarted = Date.now();
   const step = (what: string): void => {
@@ -297,7 +284,7 @@ export async function loadSnapshot(
     progress.start(`loading ${file.name}`, file.contentBytes);
     let stats: ReadStats;
     try {
-      stats = await copyRecords(pool, unit, file, progress, parallelFromBytes);
+      stats = await copyRecords(pool, unit, file, progress);
     } finally {
       progress.stop();
     }
