@@ -311,6 +311,36 @@ describe('importer', () => {
     const [real] = await q<{ n: number }>('SELECT count(*)::int AS n FROM registry.officers');
     assert.equal(Number(r.dataset.officers), real!.n);
   });
+
+  it('parses a corporate snapshot on worker threads into the same rows as on one thread', async () => {
+    // Two members, so two batches on two workers: the small second one may be parsed first, and its
+    // repeated document number must still be the one kept (the last line wins).
+    const many = docs(1500, 'W');
+    const snapshot = await snapshotZip(
+      'cordata.zip',
+      {
+        'cordata0.txt': fileOf([...many.slice(0, 1499).map(corporate), Buffer.alloc(900, 0x20)], true),
+        'cordata1.txt': fileOf([corporate({ ...many[1499]!, officers: [{ title: 'MGR', name: person('ROE', 'ANN') }] }), corporate({ ...many[0]!, name: 'W RENAMED LLC' })], true),
+      },
+      '2026-11-02',
+    );
+    const loaded = async () => ({
+      entities: await q(`SELECT to_jsonb(e) - 'id' AS row FROM registry.entities e ORDER BY document_number`),
+      officers: await q(`SELECT e.document_number, to_jsonb(o) - 'entity_id' AS row FROM registry.officers o JOIN registry.entities e ON e.id = o.entity_id ORDER BY 1, 2::text`),
+    });
+    const [inOrder] = (await importFiles(db.pool, [snapshot])).files;
+    const expected = await loaded();
+    await q(`DELETE FROM imports WHERE file_name = 'cordata.zip'`);
+    const [onWorkers] = (await importFiles(db.pool, [snapshot], { parallelFromBytes: 0 })).files;
+    const got = await loaded();
+
+    const outcome = (f: typeof inOrder) => [f!.records_read, f!.records_loaded, f!.records_rejected, f!.rejects.map((x) => x.line)];
+    assert.deepEqual(outcome(onWorkers), outcome(inOrder));
+    assert.deepEqual(outcome(onWorkers).slice(0, 3), [1502, 1500, 1]);
+    assert.equal(got.entities.length, 1500);
+    assert.deepEqual(got, expected);
+    assert.deepEqual(await q(`SELECT name FROM registry.entities WHERE document_number = $1`, [many[0]!.doc]), [{ name: 'W RENAMED LLC' }]);
+  });
 });
 
 describe('COPY writer', () => {

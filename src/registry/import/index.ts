@@ -9,7 +9,7 @@ import { applyCorporateChanges, applyEventChanges, openChangeSet, type ChangeCou
 import { silentProgress, type Progress } from './progress.js';
 import { readRecords, type ReadStats, type Reject } from './read.js';
 import { entityRow, eventRow, officerRows } from './rows.js';
-import { loadSnapshot } from './snapshot.js';
+import { loadSnapshot, type SnapshotOptions } from './snapshot.js';
 import { checksum, discover, type SourceFile } from './sources.js';
 
 const IMPORT_LOCK = 7_310_002;
@@ -36,7 +36,8 @@ export interface ImportSummary {
   dataset: DatasetCounts;
 }
 
-export interface ImportOptions {
+/** How files are imported; the snapshot options apply to full loads. */
+export interface ImportOptions extends SnapshotOptions {
   progress?: Progress;
   log?: (line: string) => void;
   /**
@@ -44,8 +45,6 @@ export interface ImportOptions {
    * rolled back whole and `importFiles` throws ImportRefused; by default every file is applied.
    */
   refuse?: (stats: ReadStats) => string | null;
-  /** Rows a word must be in, at a full load, to be frequent (see FREQUENT_WORD; small registries in tests set less). */
-  frequentWord?: number;
 }
 
 /** A file refused by `ImportOptions.refuse`: nothing of it was applied. */
@@ -158,7 +157,7 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
             log,
             (client, r) => recordImport(client, file, sum, startedAt, { ...r, updated: 0, skippedOlder: 0 }),
             (stats) => checkRefusal(file, stats, opts.refuse),
-            opts.frequentWord,
+            opts,
           ).then((r) => ({ ...r, updated: 0, skippedOlder: 0 }))
         : await applyChanges(pool, file, sum, startedAt, progress, opts.refuse);
       fullLoaded ||= file.fullLoad;

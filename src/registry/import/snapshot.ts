@@ -19,13 +19,21 @@ const NEXT = 'registry_next';
 /** Snapshots from this size on are parsed on worker threads (below, starting them costs more than it saves). */
 const PARALLEL_FROM_BYTES = 64 * 1024 * 1024;
 
+/** How a snapshot is loaded; tests set smaller figures than a whole registry needs. */
+export interface SnapshotOptions {
+  /** Rows a word must be in to be frequent (FREQUENT_WORD). */
+  frequentWord?: number;
+  /** Corporate snapshots from this many bytes on are parsed on worker threads (PARALLEL_FROM_BYTES). */
+  parallelFromBytes?: number;
+}
+
 interface Unit {
   /** Tables loaded straight from the records (COPY ... FREEZE into tables created in the same transaction). */
   readonly copied: ReadonlyArray<{ table: string; columns: readonly string[] }>;
   /** Tables built afterwards from the copied ones (from `registry_next`). */
   derivations(frequentWord: number): Derivation[];
   /** Streams the file's records into the copy writers (in `copied` order). */
-  read(file: SourceFile, writers: CopyWriter[], progress: Progress): Promise<ReadStats>;
+  read(file: SourceFile, writers: CopyWriter[], progress: Progress, parallelFromBytes: number): Promise<ReadStats>;
   /** Deletes duplicate keys (the last line wins) when the primary key cannot be built. */
   dedupe(client: pg.PoolClient): Promise<void>;
   /** Applies live rows newer than the snapshot to the staged tables. */
@@ -38,8 +46,8 @@ const corporateUnit: Unit = {
     { table: 'officers', columns: OFFICER_COLUMNS },
   ],
   derivations: (frequentWord) => corporateDerivations(NEXT, frequentWord),
-  async read(file, [entities, officers], progress) {
-    if (file.contentBytes >= PARALLEL_FROM_BYTES) return readCorporateInParallel(file, [entities!, officers!], parseWorkers(), progress);
+  async read(file, [entities, officers], progress, parallelFromBytes) {
+    if (file.contentBytes >= parallelFromBytes) return readCorporateInParallel(file, [entities!, officers!], parseWorkers(), progress);
     let id = 0;
     return readRecords<CorporateRecord>(
       file,
@@ -210,7 +218,7 @@ async function buildTables(
   }
 }
 
-async function copyRecords(pool: pg.Pool, unit: Unit, file: SourceFile, progress: Progress): Promise<ReadStats> {
+async function copyRecords(pool: pg.Pool, unit: Unit, file: SourceFile, progress: Progress, parallelFromBytes: number): Promise<ReadStats> {
   const clients = await Promise.all(unit.copied.map(() => pool.connect()));
   const writers: CopyWriter[] = [];
   try {
@@ -220,7 +228,7 @@ async function copyRecords(pool: pg.Pool, unit: Unit, file: SourceFile, progress
       await createLike(client, table);
       writers.push(new CopyWriter(client, `COPY ${NEXT}.${table} (${columns.join(', ')}) FROM STDIN WITH (FREEZE)`));
     }
-    const stats = await unit.read(file, writers, progress);
+    const stats = await unit.read(file, writers, progress, parallelFromBytes);
     for (const [i, w] of writers.entries()) {
       await w.end();
       await clients[i]!.query('COMMIT');
@@ -268,7 +276,7 @@ export async function loadSnapshot(
   log: (line: string) => void,
   finish: (client: pg.PoolClient, result: SnapshotResult) => Promise<void>,
   check: (stats: ReadStats) => void = () => {},
-  frequentWord = FREQUENT_WORD,
+  { frequentWord = FREQUENT_WORD, parallelFromBytes = PARALLEL_FROM_BYTES }: SnapshotOptions = {},
 ): Promise<SnapshotResult> {
   let stepStarted = Date.now();
   const step = (what: string): void => {
@@ -284,7 +292,7 @@ export async function loadSnapshot(
     progress.start(`loading ${file.name}`, file.contentBytes);
     let stats: ReadStats;
     try {
-      stats = await copyRecords(pool, unit, file, progress);
+      stats = await copyRecords(pool, unit, file, progress, parallelFromBytes);
     } finally {
       progress.stop();
     }
