@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import yazl from 'yazl';
 import { CopyWriter } from '../src/registry/import/copy.js';
 import { importFiles } from '../src/registry/import/index.js';
+import { countsDisagree } from './support/counts.js';
 import { corporate, event, fileOf, person, type Corp } from './support/records.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 
@@ -340,6 +341,33 @@ describe('importer', () => {
     assert.equal(got.entities.length, 1500);
     assert.deepEqual(got, expected);
     assert.deepEqual(await q(`SELECT name FROM registry.entities WHERE document_number = $1`, [many[0]!.doc]), [{ name: 'W RENAMED LLC' }]);
+  });
+
+  it('counts a full load by status, type and filing year in every slice, undated entities and no city included', async () => {
+    const snapshot = await snapshotZip(
+      'cordata.zip',
+      {
+        'cordata0.txt': fileOf(
+          [
+            corporate({ doc: 'C00000000001', name: 'SUN GROVE LLC', fileDate: '03012001' }),
+            corporate({ doc: 'C00000000002', name: 'SUN PALM INC', type: 'DOMP', status: 'I', fileDate: '' }),
+            corporate({ doc: 'C00000000003', name: 'PALM SUN CORP', city: 'TAMPA', fileDate: '' }),
+            corporate({ doc: 'C00000000004', name: 'Q', city: '', fileDate: '07042019' }),
+            corporate({ doc: 'C00000000005', name: 'GROVE PALM LLC', city: 'tampa', fileDate: '07042019' }),
+          ],
+          true,
+        ),
+      },
+      '2026-11-09',
+    );
+    await importFiles(db.pool, [snapshot], { frequentWord: 2 });
+    assert.deepEqual(await countsDisagree(db.pool), []);
+    assert.deepEqual(await q(`SELECT slice, status, entity_type, filing_year, n FROM registry.entity_counts WHERE slice IN ('w:SUN', 'c:TAMPA|w:PALM') ORDER BY 1, 2, 3, 4`), [
+      { slice: 'c:TAMPA|w:PALM', status: '', entity_type: '', filing_year: 0, n: 2 },
+      { slice: 'w:SUN', status: 'A', entity_type: 'FLAL', filing_year: -1, n: 1 },
+      { slice: 'w:SUN', status: 'A', entity_type: 'FLAL', filing_year: 2001, n: 1 },
+      { slice: 'w:SUN', status: 'I', entity_type: 'DOMP', filing_year: -1, n: 1 },
+    ]);
   });
 });
 

@@ -94,6 +94,31 @@ function citySlicesSql(s: Schema, src: string): string {
     UNION ALL SELECT ${city} || 'p:' || left(e.name_core, 2), '', '', 0 FROM ${src} e WHERE e.principal_city IS NOT NULL AND length(e.name_core) >= 2`;
 }
 
+/**
+ * The count slices of a full load, grouped in two scans where `allSlicesSql` takes eight: all and
+ * each city from the entities, each word and prefix, alone and within a city, from the postings just
+ * built (one per row of such a slice, holding its status, type, date and city). Moves by difference
+ * go through `allSlicesSql`; a test holds the two to the same rows.
+ */
+function loadCountsSql(s: Schema): string {
+  const inCity = 'GROUPING(city) = 0';
+  return `
+    SELECT CASE WHEN ${inCity} THEN 'c:' || city ELSE '' END, status, entity_type, filing_year, count(*)
+    FROM (SELECT upper(principal_city) AS city, status, entity_type,
+                 coalesce(extract(year FROM filing_date)::int, -1) AS filing_year FROM ${s}.entities) e
+    GROUP BY GROUPING SETS ((status, entity_type, filing_year), (city, status, entity_type, filing_year))
+    HAVING NOT ${inCity} OR city IS NOT NULL
+    UNION ALL
+    SELECT CASE WHEN ${inCity} THEN 'c:' || city || '|' || slice ELSE slice END,
+           CASE WHEN ${inCity} THEN '' ELSE status END, CASE WHEN ${inCity} THEN '' ELSE entity_type END,
+           CASE WHEN ${inCity} THEN 0 ELSE filing_year END, count(*)
+    FROM (SELECT slice, status, entity_type, city,
+                 CASE WHEN filed = '-infinity' THEN -1 ELSE extract(year FROM filed)::int END AS filing_year
+          FROM ${s}.entity_postings) p
+    GROUP BY GROUPING SETS ((slice, status, entity_type, filing_year), (city, slice))
+    HAVING NOT ${inCity} OR city IS NOT NULL`;
+}
+
 /** Every count slice of the entity rows of `src`. */
 const allSlicesSql = (s: Schema, src: string): string => `${slicesSql(src)} UNION ALL ${wordSlicesSql(s, src)} UNION ALL ${citySlicesSql(s, src)}`;
 
@@ -146,7 +171,6 @@ export interface Derivation {
 
 /** The corporate-derived tables of a freshly loaded schema, each built in its own statement. */
 export function corporateDerivations(s: Schema, frequentWord = FREQUENT_WORD): Derivation[] {
-  const frequentAfter = ['entity_words'];
   return [
     {
       table: 'agent_spellings',
@@ -173,13 +197,9 @@ export function corporateDerivations(s: Schema, frequentWord = FREQUENT_WORD): D
     ),
     {
       table: 'entity_counts',
-      after: frequentAfter,
+      after: ['entity_postings'],
       reads: 'entities',
-      build: (c) =>
-        c.query(`
-          INSERT INTO ${s}.entity_counts (slice, status, entity_type, filing_year, n)
-          SELECT slice, status, entity_type, filing_year, count(*) FROM (${allSlicesSql(s, `${s}.entities`)}) x
-          GROUP BY 1, 2, 3, 4`),
+      build: (c) => c.query(`INSERT INTO ${s}.entity_counts (slice, status, entity_type, filing_year, n) ${loadCountsSql(s)}`),
     },
     {
       table: 'entity_day_counts',
@@ -192,7 +212,7 @@ export function corporateDerivations(s: Schema, frequentWord = FREQUENT_WORD): D
     },
     {
       table: 'entity_postings',
-      after: frequentAfter,
+      after: ['entity_words'],
       reads: 'entities',
       build: (c) => c.query(`INSERT INTO ${s}.entity_postings (${POSTING_COLUMNS}) ${postingsSql(s, `${s}.entities`)}`),
     },
