@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { projectRoot } from '../src/config/paths.js';
 import { generateDataset } from '../src/registry/generator/index.js';
 import { importFiles } from '../src/registry/import/index.js';
-import { DRIVE_RATIO } from '../src/search/entities.js';
+import { DRIVE_RATIO, dateWalkFilter } from '../src/search/entities.js';
 import { createSearch, type Search } from '../src/search/index.js';
 import { nameKey, sortedWords, trigramCount } from '../src/search/normalize.js';
 import { contenders } from '../src/search/ranked.js';
@@ -316,6 +316,38 @@ describe('sorted listings: walking the sort index agrees with sorting every matc
       for (const sort of ['name_asc', 'name_desc', 'date_newest', 'date_oldest'] as const) {
         for (const extra of [{}, { entity_type: [t] }, { status: ['active' as const], offset: 7 }, { filed_after: '2015-01-01' }]) {
           const q = { principal_city: c.toLowerCase(), sort, limit: 15, offset: 0, ...extra };
+          const [a, b] = await Promise.all([whole.entities(q), walking.entities(q)]);
+          assert.ok(a.hits.length > 0, JSON.stringify(q));
+          assert.deepEqual(b, a, JSON.stringify(q));
+        }
+      }
+    }
+  });
+});
+
+describe('sorted listings of one status and one type', () => {
+  it('walk the date index of the filter that reads fewer rows before the page is full', () => {
+    // Inactive LLCs: the oldest inactive entities are corporations, the oldest LLCs mostly inactive.
+    const years = [
+      { year: 1990, status: 1000, type: 20, both: 15 },
+      { year: 2010, status: 500, type: 800, both: 300 },
+      { year: 2025, status: 100, type: 5000, both: 50 },
+      { year: -1, status: 9000, type: 10, both: 10 },
+    ];
+    assert.equal(dateWalkFilter(years, true, 25), 'entity_type'); // 1990 then 2010: about 47 rows against 1,017
+    assert.equal(dateWalkFilter(years, false, 25), 'status'); // 2025 first: 50 rows against 2,500
+    // Undated rows come last in either direction, and a page past every match reads everything.
+    assert.equal(dateWalkFilter(years, false, 370), 'entity_type');
+    assert.equal(dateWalkFilter(years, true, 1000), 'entity_type');
+  });
+
+  it('give the pages sorting every match gives, whichever index is walked', async () => {
+    const walking = createSearch(db.pool, async () => 1, { sortAllBelow: 0 });
+    const { rows } = await db.pool.query<{ t: string }>('SELECT entity_type AS t FROM registry.entities GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 3');
+    for (const { t } of rows) {
+      for (const sort of ['date_newest', 'date_oldest', undefined] as const) {
+        for (const extra of [{ status: ['active' as const] }, { status: ['inactive' as const], offset: 7 }, { status: ['inactive' as const], filed_after: '2015-01-01' }, { status: ['active' as const], filed_before: '2010-12-31', offset: 3 }]) {
+          const q = { entity_type: [t], ...(sort ? { sort } : {}), limit: 15, offset: 0, ...extra };
           const [a, b] = await Promise.all([whole.entities(q), walking.entities(q)]);
           assert.ok(a.hits.length > 0, JSON.stringify(q));
           assert.deepEqual(b, a, JSON.stringify(q));
