@@ -139,6 +139,10 @@ async function cityDrive(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, nam
   return bound * DRIVE_RATIO <= cityRows ? 'words' : cityRows * DRIVE_RATIO <= bound ? 'city' : 'both';
 }
 
+/** The order a page is in: relevance with a name, else newest first, unless the query sorts otherwise. */
+const sortOf = (q: EntitySearch, name: NameMatch): NonNullable<EntitySearch['sort']> =>
+  q.sort === undefined || q.sort === 'relevance' ? (name.kind === 'prefix' || name.kind === 'words' ? 'relevance' : 'date_newest') : q.sort;
+
 /** The rows each filing year (-1: undated) holds of a listing's status, of its type, and of both. */
 export interface YearRows {
   year: number;
@@ -177,7 +181,7 @@ export function dateWalkFilter(years: readonly YearRows[], ascending: boolean, r
  * it walks (see dateWalkFilter), by the precomputed counts. Null for any other query.
  */
 async function dateWalk(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, name: NameMatch): Promise<'status' | 'entity_type' | null> {
-  const sort = q.sort === undefined || q.sort === 'relevance' ? 'date_newest' : q.sort;
+  const sort = sortOf(q, name);
   const filters = countedFilters(q);
   const letters = q.status?.length ? [...statusLetters(q.status)] : [];
   if (name.kind !== 'none' || q.principal_city !== undefined || (sort !== 'date_newest' && sort !== 'date_oldest') || !filters) return null;
@@ -368,7 +372,7 @@ async function typeNameWalk(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, 
 /** The refs of the requested page, in order. */
 async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: string[], q: EntitySearch, name: NameMatch, total: Total): Promise<number[]> {
   const where = conds.join(' AND ') || 'true';
-  const sort = q.sort === undefined || q.sort === 'relevance' ? (name.kind === 'prefix' || name.kind === 'words' ? 'relevance' : 'date_newest') : q.sort;
+  const sort = sortOf(q, name);
   if (sort !== 'relevance') {
     const matches = await total.get();
     if (matches <= q.offset) return [];
