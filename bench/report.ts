@@ -30,6 +30,24 @@ export interface KindResult extends Percentiles {
   relevance: Relevance | null;
 }
 
+/** One response of a run: its latency and the path asked. */
+export interface Timed {
+  ms: number;
+  path: string;
+}
+
+export interface Slow extends Timed {
+  kind: string;
+}
+
+/** The slowest 1% of a mix (at least 5): the requests its p99 and max are made of, to look into. */
+export function slowest(timed: readonly Slow[]): Slow[] {
+  return [...timed]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, Math.max(5, Math.ceil(timed.length / 100)))
+    .map((t) => ({ ...t, ms: Math.round(t.ms * 10) / 10 }));
+}
+
 export function percentiles(samples: readonly number[]): Percentiles {
   const s = [...samples].sort((a, b) => a - b);
   const at = (p: number): number => (s.length ? Math.round(s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! * 10) / 10 : 0);
@@ -86,6 +104,8 @@ export interface Report {
    * are worded; the kinds weigh alike because each has the same number of queries.
    */
   mix: { entity_names: Percentiles; people_places: Percentiles };
+  /** Each mix's slowest requests (see slowest). */
+  slowest: { entity_names: Slow[]; people_places: Slow[] };
   /** The naive design's figures, with ours over the kinds its queries are drawn from (names alone, through HTTP). */
   naive: (Percentiles & { queries: number; timeouts: number; ours_same_kinds: Percentiles }) | null;
   detail: Record<string, number>;
@@ -153,6 +173,12 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
     ...r.kinds.map((k) => `| ${k.kind} | ${k.queries} | ${k.p50} | ${k.p95} | ${k.p99} | ${k.max} | ${k.errors} | ${k.relevance ? pct(k.relevance.top10, k.relevance.checked) : ''} | ${k.relevance ? pct(k.relevance.first, k.relevance.checked) : ''} |`),
     '',
     `The mix as a whole (every query of the kinds, one sample each): entity names p50 ${r.mix.entity_names.p50} ms, p95 ${r.mix.entity_names.p95} ms, p99 ${r.mix.entity_names.p99} ms, max ${r.mix.entity_names.max} ms; officers, agents and addresses p50 ${r.mix.people_places.p50} ms, p95 ${r.mix.people_places.p95} ms, p99 ${r.mix.people_places.p99} ms, max ${r.mix.people_places.max} ms.`,
+    '',
+    'The slowest requests of each mix (its slowest 1%, at least 5):',
+    '',
+    '| mix | kind | ms | request |',
+    '|---|---|---:|---|',
+    ...(['entity_names', 'people_places'] as const).flatMap((m) => r.slowest[m].map((t) => `| ${m.replace('_', ' ')} | ${t.kind} | ${t.ms} | \`${decodeURIComponent(t.path).replaceAll('|', '\\|')}\` |`)),
     '',
     r.naive ? `Naive pg_trgm design (same names, same database, direct SQL, no HTTP): ${r.naive.queries} queries, p50 ${r.naive.p50} ms, p95 ${r.naive.p95} ms, p99 ${r.naive.p99} ms, max ${r.naive.max} ms, ${r.naive.timeouts} over the 30 s limit. Ours over the same kinds of query (names alone, through HTTP with the gate): p50 ${r.naive.ours_same_kinds.p50} ms, p95 ${r.naive.ours_same_kinds.p95} ms; the naive p95 is ${Math.round((r.naive.p95 / Math.max(1, r.naive.ours_same_kinds.p95)) * 10) / 10} times ours (and ${Math.round((r.naive.p95 / Math.max(1, entityP95)) * 10) / 10} times our worst entity-name kind, filtered ones included).` : 'Naive design not run.',
     '',

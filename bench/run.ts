@@ -21,7 +21,7 @@ import { prepareDatabase } from '../src/db/index.js';
 import { createPool } from '../src/db/pool.js';
 import { detailPaths, drawMix, type Query } from './mix.js';
 import { runNaive } from './naive.js';
-import { ENTITY_NAME_KINDS, PEOPLE_PLACES, percentiles, relevance, report, type KindResult } from './report.js';
+import { ENTITY_NAME_KINDS, PEOPLE_PLACES, percentiles, relevance, report, slowest, type KindResult, type Slow, type Timed } from './report.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -149,8 +149,9 @@ const rssMiB = async (pid: number): Promise<number> => {
 };
 
 /** Runs `paths` through autocannon (each once), returning every response's latency in ms. */
-async function load_(base: string, key: string | null, paths: readonly string[], conns = connections): Promise<{ latencies: number[]; errors: number; rps: number }> {
+async function load_(base: string, key: string | null, paths: readonly string[], conns = connections): Promise<{ latencies: number[]; timed: Timed[]; errors: number; rps: number }> {
   const latencies: number[] = [];
+  const timed: Timed[] = [];
   let next = 0;
   let errors = 0;
   const started = performance.now();
@@ -167,19 +168,29 @@ async function load_(base: string, key: string | null, paths: readonly string[],
       connections: Math.min(conns, paths.length),
       amount: paths.length,
       headers: key ? { authorization: `Bearer ${key}` } : {},
-      requests: [{ setupRequest: (req) => ({ ...req, path: `/v1${paths[next++ % paths.length]}` }) }],
+      // Each connection has one request in flight, so its context names the path being answered.
+      requests: [
+        {
+          setupRequest: (req, context) => {
+            const asked = paths[next++ % paths.length]!;
+            (context as { path?: string }).path = asked;
+            return { ...req, path: `/v1${asked}` };
+          },
+        },
+      ],
     },
     (err, result) => (err ? rejectResult(err) : resolveResult(result)),
   );
-  instance.on('response', (_client, status, _bytes, ms) => {
+  instance.on('response', (client, status, _bytes, ms) => {
     last = performance.now();
     latencies.push(ms);
+    timed.push({ ms, path: (client as unknown as { requestIterator: { context: { path: string } } }).requestIterator.context.path });
     if (status !== 200) errors++;
   });
   const result = await done;
   // From the start to the last response: autocannon ends a run, and dates its finish, on its next
   // one-second tick, so its figures for 5,000 requests were 5,000 divided by whole seconds.
-  return { latencies, errors: errors + result.errors + result.timeouts, rps: latencies.length / ((last - started) / 1000) };
+  return { latencies, timed, errors: errors + result.errors + result.timeouts, rps: latencies.length / ((last - started) / 1000) };
 }
 
 /**
@@ -222,12 +233,14 @@ async function main(): Promise<void> {
     const nameOnlyLatencies: number[] = [];
     const entityNameLatencies: number[] = [];
     const peoplePlaceLatencies: number[] = [];
+    const entityNameTimed: Slow[] = [];
+    const peoplePlaceTimed: Slow[] = [];
     for (const kind of kinds) {
       const queries = mix.filter((m) => m.kind === kind);
       const run = await load_(server.base, key.key, queries.map((m) => m.path));
       if (queries.every(isNameOnly)) nameOnlyLatencies.push(...run.latencies);
-      if (ENTITY_NAME_KINDS.includes(kind)) entityNameLatencies.push(...run.latencies);
-      if (PEOPLE_PLACES.includes(kind)) peoplePlaceLatencies.push(...run.latencies);
+      if (ENTITY_NAME_KINDS.includes(kind)) entityNameLatencies.push(...run.latencies), entityNameTimed.push(...run.timed.map((t) => ({ kind, ...t })));
+      if (PEOPLE_PLACES.includes(kind)) peoplePlaceLatencies.push(...run.latencies), peoplePlaceTimed.push(...run.timed.map((t) => ({ kind, ...t })));
       results.push({ kind, queries: queries.length, errors: run.errors, ...percentiles(run.latencies), relevance: await relevance(server.base, key.key, queries) });
       log(`${kind}: ${JSON.stringify(results[results.length - 1])}`);
     }
@@ -254,6 +267,7 @@ async function main(): Promise<void> {
       import: loaded,
       kinds: results,
       mix: { entity_names: percentiles(entityNameLatencies), people_places: percentiles(peoplePlaceLatencies) },
+      slowest: { entity_names: slowest(entityNameTimed), people_places: slowest(peoplePlaceTimed) },
       naive: naive && { ...naive, ours_same_kinds: percentiles(nameOnlyLatencies) },
       detail: { rps: Math.round(detail.rps), bare_fastify_rps: Math.round(bare), ratio: Math.round((detail.rps / bare) * 100) / 100, one_query_rps: Math.round(oneQuery), one_query_ratio: Math.round((oneQuery / bare) * 100) / 100, ...percentiles(detail.latencies) },
       server_peak_rss_mib: peakRss,
