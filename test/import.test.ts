@@ -114,8 +114,31 @@ describe('importer', () => {
     );
     const dailyLines: string[] = [];
     const second = await importFiles(db.pool, [daily], { log: (l) => dailyLines.push(l) });
-    // Prewarmed again after the daily file (it pushes hot pages out of the cache).
+    // Vacuumed, then prewarmed again after the daily file (it leaves pages that index-only scans read
+    // the heap for, and pushes hot pages out of the cache).
+    assert.match(dailyLines[dailyLines.length - 2]!, /^dataset: vacuumed entity_postings, entities, officers in /, dailyLines.join('\n'));
     assert.match(dailyLines[dailyLines.length - 1]!, /^dataset: prewarmed \d+ relations/, dailyLines.join('\n'));
+    const vacuumed = await q(
+      `SELECT relname FROM pg_stat_user_tables WHERE schemaname = 'registry'
+       AND last_vacuum > (SELECT finished_at FROM imports WHERE file_name = '20261005c.txt') ORDER BY relname`,
+    );
+    assert.deepEqual(vacuumed.map((r) => r.relname), ['entities', 'entity_postings', 'officers']);
+    // The postings the file wrote are all-visible: their index is read without the table.
+    const c = await db.pool.connect();
+    try {
+      await c.query('BEGIN');
+      await c.query('SET LOCAL enable_seqscan = off');
+      await c.query('SET LOCAL enable_bitmapscan = off');
+      const { rows } = await c.query<{ 'QUERY PLAN': Array<{ Plan: { 'Node Type': string; 'Heap Fetches': number } }> }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) SELECT document_number, id FROM registry.entity_postings WHERE slice = 'p:N'
+         ORDER BY prefix DESC, sim DESC, filed DESC, document_number`,
+      );
+      const plan = rows[0]!['QUERY PLAN'][0]!.Plan;
+      assert.deepEqual([plan['Node Type'], plan['Heap Fetches']], ['Index Only Scan', 0]);
+    } finally {
+      await c.query('ROLLBACK');
+      c.release();
+    }
     const f = second.files[0]!;
     assert.deepEqual([f.records_read, f.records_loaded, f.records_updated, f.records_rejected], [5, 1, 1, 2]);
     assert.deepEqual(f.rejects.map((r) => [r.line, /900 bytes|impossible date/.test(r.reason)]), [[3, true], [4, true]]);
