@@ -148,9 +148,8 @@ const rssMiB = async (pid: number): Promise<number> => {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 };
 
-/** Runs `paths` through autocannon (each once), returning every response's latency in ms. */
-async function load_(base: string, key: string | null, paths: readonly string[], conns = connections): Promise<{ latencies: number[]; timed: Timed[]; errors: number; rps: number }> {
-  const latencies: number[] = [];
+/** Runs `paths` through autocannon (each once), returning every response's latency in ms and its path. */
+async function load_(base: string, key: string | null, paths: readonly string[], conns = connections): Promise<{ timed: Timed[]; errors: number; rps: number }> {
   const timed: Timed[] = [];
   let next = 0;
   let errors = 0;
@@ -183,15 +182,16 @@ async function load_(base: string, key: string | null, paths: readonly string[],
   );
   instance.on('response', (client, status, _bytes, ms) => {
     last = performance.now();
-    latencies.push(ms);
     timed.push({ ms, path: (client as unknown as { requestIterator: { context: { path: string } } }).requestIterator.context.path });
     if (status !== 200) errors++;
   });
   const result = await done;
   // From the start to the last response: autocannon ends a run, and dates its finish, on its next
   // one-second tick, so its figures for 5,000 requests were 5,000 divided by whole seconds.
-  return { latencies, timed, errors: errors + result.errors + result.timeouts, rps: latencies.length / ((last - started) / 1000) };
+  return { timed, errors: errors + result.errors + result.timeouts, rps: timed.length / ((last - started) / 1000) };
 }
+
+const latencies = (timed: readonly Timed[]): number[] => timed.map((t) => t.ms);
 
 /**
  * Requests a second a Fastify route serves on this machine, 16 connections: bare (the detail target's
@@ -231,17 +231,15 @@ async function main(): Promise<void> {
     const isNameOnly = (m: Query): boolean => m.path.startsWith('/entities/search?name=') && !m.path.includes('&');
     // Our latencies over the kinds the naive design's queries are drawn from (names alone).
     const nameOnlyLatencies: number[] = [];
-    const entityNameLatencies: number[] = [];
-    const peoplePlaceLatencies: number[] = [];
-    const entityNameTimed: Slow[] = [];
-    const peoplePlaceTimed: Slow[] = [];
+    const entityNames: Slow[] = [];
+    const peoplePlaces: Slow[] = [];
     for (const kind of kinds) {
       const queries = mix.filter((m) => m.kind === kind);
       const run = await load_(server.base, key.key, queries.map((m) => m.path));
-      if (queries.every(isNameOnly)) nameOnlyLatencies.push(...run.latencies);
-      if (ENTITY_NAME_KINDS.includes(kind)) entityNameLatencies.push(...run.latencies), entityNameTimed.push(...run.timed.map((t) => ({ kind, ...t })));
-      if (PEOPLE_PLACES.includes(kind)) peoplePlaceLatencies.push(...run.latencies), peoplePlaceTimed.push(...run.timed.map((t) => ({ kind, ...t })));
-      results.push({ kind, queries: queries.length, errors: run.errors, ...percentiles(run.latencies), relevance: await relevance(server.base, key.key, queries) });
+      if (queries.every(isNameOnly)) nameOnlyLatencies.push(...latencies(run.timed));
+      if (ENTITY_NAME_KINDS.includes(kind)) entityNames.push(...run.timed.map((t) => ({ kind, ...t })));
+      if (PEOPLE_PLACES.includes(kind)) peoplePlaces.push(...run.timed.map((t) => ({ kind, ...t })));
+      results.push({ kind, queries: queries.length, errors: run.errors, ...percentiles(latencies(run.timed)), relevance: await relevance(server.base, key.key, queries) });
       log(`${kind}: ${JSON.stringify(results[results.length - 1])}`);
     }
     const nameOnly = mix.filter(isNameOnly);
@@ -266,10 +264,10 @@ async function main(): Promise<void> {
       connections,
       import: loaded,
       kinds: results,
-      mix: { entity_names: percentiles(entityNameLatencies), people_places: percentiles(peoplePlaceLatencies) },
-      slowest: { entity_names: slowest(entityNameTimed), people_places: slowest(peoplePlaceTimed) },
+      mix: { entity_names: percentiles(latencies(entityNames)), people_places: percentiles(latencies(peoplePlaces)) },
+      slowest: { entity_names: slowest(entityNames), people_places: slowest(peoplePlaces) },
       naive: naive && { ...naive, ours_same_kinds: percentiles(nameOnlyLatencies) },
-      detail: { rps: Math.round(detail.rps), bare_fastify_rps: Math.round(bare), ratio: Math.round((detail.rps / bare) * 100) / 100, one_query_rps: Math.round(oneQuery), one_query_ratio: Math.round((oneQuery / bare) * 100) / 100, ...percentiles(detail.latencies) },
+      detail: { rps: Math.round(detail.rps), bare_fastify_rps: Math.round(bare), ratio: Math.round((detail.rps / bare) * 100) / 100, one_query_rps: Math.round(oneQuery), one_query_ratio: Math.round((oneQuery / bare) * 100) / 100, ...percentiles(latencies(detail.timed)) },
       server_peak_rss_mib: peakRss,
     });
     log(`results: ${out.json} and ${out.md}`);
