@@ -1,11 +1,13 @@
 // The ways a relevance page is found (ranked.ts): ranking every match, and reading the ranked
 // postings (postings.ts) or walking the trigram-count index with the similarity bound. On a generated
 // registry, every query of every kind, first and later pages, must come out the same every way.
-// Words in 25 rows count as frequent here, so the common words have postings.
+// Words in 25 rows count as frequent here, so the common words have postings, and words in 5 rows
+// have counts of their own.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type pg from 'pg';
 import { after, before, describe, it } from 'node:test';
 import { projectRoot } from '../src/config/paths.js';
 import { generateDataset } from '../src/registry/generator/index.js';
@@ -29,7 +31,7 @@ before(async () => {
   db = await testDatabase();
   dir = await mkdtemp(path.join(tmpdir(), 'walk-'));
   const generated = await generateDataset({ entities: 3000, seed: 11, days: 2, endDate: '2026-11-20', outDir: dir, workers: 0 });
-  await importFiles(db.pool, generated.files.map((f) => path.join(dir, f.name)), { frequentWord: 25 });
+  await importFiles(db.pool, generated.files.map((f) => path.join(dir, f.name)), { frequentWord: 25, countedWord: 5 });
   // The dataset's version, as the service reads it: cached totals end with each daily file imported here.
   const version = async (): Promise<number> => (await db.pool.query<{ version: number }>('SELECT version FROM dataset_state')).rows[0]!.version;
   whole = createSearch(db.pool, version);
@@ -68,7 +70,8 @@ describe('ranked postings', () => {
     const { rows } = await db.pool.query<{ slice: string; postings: number; counted: number }>(`
       SELECT slice, coalesce(p.n, 0)::int AS postings, coalesce(c.n, 0)::int AS counted
       FROM (SELECT slice, count(*) AS n FROM registry.entity_postings GROUP BY slice) p
-      FULL JOIN (SELECT slice, sum(n) AS n FROM registry.entity_counts WHERE slice ~ '^[wp]:' GROUP BY slice) c USING (slice)`);
+      FULL JOIN (SELECT slice, sum(n) AS n FROM registry.entity_counts
+                 WHERE slice ~ '^p:' OR slice IN (SELECT 'w:' || word FROM registry.entity_words WHERE frequent) GROUP BY slice) c USING (slice)`);
     assert.ok(rows.some((r) => r.slice.startsWith('w:')), 'some words are frequent');
     assert.deepEqual(rows.filter((r) => r.postings !== r.counted), []);
     const wrong = (): Promise<{ rows: unknown[] }> => db.pool.query(`
@@ -209,7 +212,7 @@ describe('relevance pages: postings and walking agree with ranking every match',
   it('entities without a filing date, read off the postings, pass no date filter', async () => {
     const daily = path.join(dir, '20261123c.txt');
     await writeFile(daily, fileOf([corporate({ doc: 'L26800000001', name: 'AZURE UNDATED TRUST', fileDate: '', status: 'I', type: 'TRUST' })]));
-    await importFiles(db.pool, [daily], { frequentWord: 25 });
+    await importFiles(db.pool, [daily], { frequentWord: 25, countedWord: 5 });
     const undated = await db.pool.query(`SELECT 1 FROM registry.entities WHERE document_number = 'L26800000001' AND filing_date IS NULL`);
     assert.equal(undated.rowCount, 1);
     const cases: Array<[Record<string, unknown>, string, boolean]> = [
@@ -280,6 +283,60 @@ describe('relevance pages: postings and walking agree with ranking every match',
       }
     }
     assert.ok(tried >= 3, 'first words with several expansions');
+  });
+
+  it('first words with filters: totals added up from the counts, the first-word index read with the filters', async () => {
+    const statements: string[] = [];
+    const recording = new Proxy(db.pool, {
+      get: (pool, prop) =>
+        prop === 'query'
+          ? (q: string | { text: string }, ...rest: unknown[]) => {
+              statements.push(typeof q === 'string' ? q : q.text);
+              return (pool.query as (...a: unknown[]) => unknown)(q, ...rest);
+            }
+          : Reflect.get(pool, prop, pool),
+    });
+    const { rows } = await db.pool.query<{ word: string; t: string; y: number }>(
+      `SELECT split_part(name_core, ' ', 1) AS word, mode() WITHIN GROUP (ORDER BY entity_type) AS t,
+              percentile_disc(0.5) WITHIN GROUP (ORDER BY extract(year FROM filing_date)::int) AS y
+       FROM registry.entities e JOIN registry.entity_words w ON w.word = split_part(e.name_core, ' ', 1) AND NOT w.frequent AND length(w.word) >= 4
+       GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 16`,
+    );
+    let addedUp = 0;
+    for (const { word, t, y } of rows) {
+      const [term] = await expandWords(db.pool, 'entity_words', [word]);
+      if (!term || term.counted.length === 0) continue;
+      // The word's matches (the dictionary's bound) are more than a fifth of the rank-whole limit.
+      const tiered = createSearch(recording, async () => 7, { rankWholeBelow: term.rows });
+      const filters: Array<{ status?: Array<'active' | 'inactive'>; entity_type?: string[]; filed_after?: string; filed_before?: string }> = [
+        { status: ['active'] },
+        { entity_type: [t] },
+        { filed_after: `${y}-01-01` },
+        { status: ['inactive'], filed_before: `${y}-12-31` },
+      ];
+      for (const extra of filters) {
+        const total = (await whole.entities({ name: word, limit: 1, offset: 0, ...extra })).total;
+        const recount: pg.QueryResult<{ n: number }> = await db.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[] AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR entity_type = $3)
+             AND ($4::date IS NULL OR filing_date >= $4) AND ($5::date IS NULL OR filing_date <= $5)`,
+          [term.expansions, extra.status ? (extra.status[0] === 'active' ? 'A' : 'I') : null, extra.entity_type?.[0] ?? null, extra.filed_after ?? null, extra.filed_before ?? null],
+        );
+        assert.equal(total, recount.rows[0]!.n, `${word} ${JSON.stringify(extra)}`);
+        for (let offset = 0; offset <= total; offset += 3) {
+          statements.length = 0;
+          const [a, b] = await Promise.all([whole.entities({ name: word, limit: 3, offset, ...extra }), tiered.entities({ name: word, limit: 3, offset, ...extra })]);
+          assert.deepEqual(b, a, `${word} ${JSON.stringify(extra)} offset ${offset}`);
+          // No statement counts its matches apart; the total is added up from the counts, unless the page
+          // was ranked whole (the tiers read with the filters did not fill it) and counted by that statement.
+          assert.deepEqual(statements.filter((s) => /count\(\*\)::bigint/.test(s)), [], `${word} ${JSON.stringify(extra)} offset ${offset}`);
+          if (offset === 0 && !statements.some((s) => /count\(\*\) OVER/.test(s))) {
+            assert.ok(statements.some((s) => /registry\.entity_counts/.test(s)), `${word} ${JSON.stringify(extra)}: from the counts`);
+            addedUp++;
+          }
+        }
+      }
+    }
+    assert.ok(addedUp >= 8, 'first words with counts of their own, with filters');
   });
 
   it('officer words alone, some matches: exact and prefix tiers first, the rest ranked whole', async () => {
@@ -401,15 +458,30 @@ describe('totals', () => {
     );
     const top = topRows[0]!.word;
     const neighbour = `${top.slice(0, -1)}${top.endsWith('Q') ? 'X' : 'Q'}`;
+    // And a word with two expansions that have counts of their own, both in one new name.
+    const candidates = await db.pool.query<{ word: string }>(
+      `SELECT word FROM registry.entity_words WHERE counted AND NOT frequent AND word ~ '^[A-Z]{4,7}$' AND word <> $1 ORDER BY n DESC, word LIMIT 60`,
+      [top],
+    );
+    let both: [string, string] | undefined;
+    for (const { word } of candidates.rows) {
+      const other = (await expandWords(db.pool, 'entity_words', [word]))[0]!.counted.find((w) => w !== word && /^[A-Z]+$/.test(w));
+      if (other) {
+        both = [word, other];
+        break;
+      }
+    }
+    assert.ok(both, 'a word with two expansions that have counts');
     const daily = path.join(dir, '20261124c.txt');
     await writeFile(
       daily,
       fileOf([
         corporate({ doc: 'L26900000001', name: `${top} ${neighbour} LLC`, fileDate: '11232026' }),
         corporate({ doc: 'L26900000002', name: `${neighbour} GROUP LLC`, fileDate: '11232026' }),
+        corporate({ doc: 'L26900000003', name: `${both[0]} ${both[1]} LLC`, fileDate: '11232026' }),
       ]),
     );
-    await importFiles(db.pool, [daily], { frequentWord: 25 });
+    await importFiles(db.pool, [daily], { frequentWord: 25, countedWord: 5 });
     const countedApart = createSearch(recording, async () => 2, { rankWholeBelow: 0 });
     statements.length = 0;
     const page = await countedApart.entities({ name: top, limit: 3, offset: 0 });
@@ -418,6 +490,17 @@ describe('totals', () => {
     const real = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[]', [term!.expansions]);
     assert.equal(page.total, real.rows[0]!.n);
     assert.ok(statements.some((t) => /INTERSECT/.test(t)), 'the count leaves the words to the dictionary and reads the rows holding two');
+    // With a filter: added up from the counts of the two words, the new name holding both counted once.
+    statements.length = 0;
+    const filtered = await countedApart.entities({ name: both[0], status: ['active'], filed_after: '2026-01-01', limit: 3, offset: 0 });
+    const [pairTerm] = await expandWords(db.pool, 'entity_words', [both[0]]);
+    const recount = await db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[] AND status = 'A' AND filing_date >= '2026-01-01'`,
+      [pairTerm!.expansions],
+    );
+    assert.equal(filtered.total, recount.rows[0]!.n);
+    assert.ok(filtered.hits.some((h) => h.document_number === 'L26900000003'));
+    assert.ok(statements.some((t) => /registry\.entity_counts/.test(t) && /INTERSECT/.test(t)), 'added up from the counts, less the rows holding two');
     // A name with no match at all: total 0 from the ranking statement alone.
     statements.length = 0;
     const none = await capped.entities({ name: `${twoWords[0]} ZZQXJ`, limit: 3, offset: 0 });
@@ -544,5 +627,23 @@ describe('officer exact tier', () => {
       const [a, b] = await Promise.all([whole.officers({ name: query, limit: 5, offset }), walked.officers({ name: query, limit: 5, offset })]);
       assert.deepEqual(b.hits, a.hits, `${query} offset ${offset}`);
     }
+  });
+});
+
+describe('counts of words with counts of their own', () => {
+  it('are built by migration 035 for a dataset loaded before it, as a full load builds them', async () => {
+    // The dataset as before the migration: no flag, no counts of words that are not frequent.
+    await db.pool.query(`DELETE FROM registry.entity_counts WHERE slice IN (SELECT 'w:' || word FROM registry.entity_words WHERE counted AND NOT frequent)`);
+    await db.pool.query('ALTER TABLE registry.entity_words DROP COLUMN counted');
+    // With this dataset's threshold (5 rows) in place of a whole registry's (1,000).
+    const migration = await readFile(path.join(projectRoot, 'src/db/migrations/035_counted_words.sql'), 'utf8');
+    assert.ok(migration.includes('n >= 1000'));
+    await db.pool.query(migration.replace('n >= 1000', 'n >= 5'));
+    const { rows } = await db.pool.query<{ wrong: number; counted: number }>(
+      'SELECT count(*) FILTER (WHERE counted <> (frequent OR n >= 5))::int AS wrong, count(*) FILTER (WHERE counted AND NOT frequent)::int AS counted FROM registry.entity_words',
+    );
+    assert.equal(rows[0]!.wrong, 0);
+    assert.ok(rows[0]!.counted > 100, 'words with counts of their own that are not frequent');
+    assert.deepEqual(await countsDisagree(db.pool), []);
   });
 });

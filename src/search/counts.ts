@@ -105,18 +105,26 @@ export function splitYears(after: string | undefined, before: string | undefined
   return { years: [first, last], ranges };
 }
 
+/** The statuses, types and filing dates a count is taken with. */
+export type CountFilters = Pick<SliceCount, 'statuses' | 'types' | 'after' | 'before'>;
+
+const filterConditions = (sql: Sql, c: CountFilters, prefix: string): string[] => [
+  ...(c.statuses ? [`${prefix}status = ANY(${sql.p(c.statuses)}::text[])`] : []),
+  ...(c.types ? [`${prefix}entity_type = ANY(${sql.p(c.types)}::text[])`] : []),
+];
+
+/** The precomputed counts of `slices` summed, with the filters' statuses and types, over the whole years `years` (null: all). */
+export function countsSum(sql: Sql, slices: readonly string[], c: CountFilters, years: [number, number] | null): string {
+  const where = [`slice = ANY(${sql.p(slices)}::text[])`, ...filterConditions(sql, c, ''), ...(years ? [`filing_year BETWEEN ${sql.p(years[0])} AND ${sql.p(years[1])}`] : [])];
+  return `(SELECT coalesce(sum(n), 0) FROM registry.entity_counts WHERE ${where.join(' AND ')})`;
+}
+
 /** The exact number of entities in a slice with the given statuses, types and filing dates. */
 export async function countSlice(pool: pg.Pool, c: SliceCount): Promise<number> {
   const { years, ranges } = splitYears(c.after, c.before);
   const sql = new Sql();
-  const filters = (prefix: string): string[] => [
-    ...(c.statuses ? [`${prefix}status = ANY(${sql.p(c.statuses)}::text[])`] : []),
-    ...(c.types ? [`${prefix}entity_type = ANY(${sql.p(c.types)}::text[])`] : []),
-  ];
-  const parts = [
-    `(SELECT coalesce(sum(n), 0) FROM registry.entity_counts
-      WHERE ${[`slice = ${sql.p(c.slice)}`, ...filters(''), ...(years ? [`filing_year BETWEEN ${sql.p(years[0])} AND ${sql.p(years[1])}`] : [])].join(' AND ')})`,
-  ];
+  const filters = (prefix: string): string[] => filterConditions(sql, c, prefix);
+  const parts = [countsSum(sql, [c.slice], c, years)];
   for (const [from, to] of ranges) {
     const days = `filing_date BETWEEN ${sql.p(from)}::date AND ${sql.p(to)}::date`;
     parts.push(

@@ -2,14 +2,14 @@
 // exact total and facets, all from one predicate. See docs/search.md for how it stays fast at
 // 12.6 million entities.
 import type pg from 'pg';
-import { countRows, countSlice, Total, type SliceCount } from './counts.js';
+import { countRows, countSlice, countsSum, splitYears, Total, type SliceCount } from './counts.js';
 import { legalForm, nameKey, personKey } from './normalize.js';
 import type { Page } from './paging.js';
 import { agentWords } from './people.js';
 import { firstWordTier, rankedPage, type FirstWordIndex, type MatchSize, type RankedQuery } from './ranked.js';
 import type { SearchContext } from './context.js';
 import { Sql } from './sql.js';
-import { countTerm, expandWords, matchBound, termsMatch, type Term } from './terms.js';
+import { countTerm, expandWords, matchBound, PAIRWISE_MAX, repeatsSql, termsMatch, type Term } from './terms.js';
 
 export const STATUS_VALUES = ['active', 'inactive', 'a', 'i', 'd', 'r', 'w', 'm', 'n', 'p', 'x'] as const;
 export const SORTS = ['relevance', 'name_asc', 'name_desc', 'date_newest', 'date_oldest'] as const;
@@ -199,6 +199,20 @@ async function dateWalk(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, name
   return dateWalkFilter(rows, sort === 'date_oldest', q.offset + q.limit);
 }
 
+/** The conditions of status, type and filing dates, on the rows a name finds when `named` (see filterColumn). */
+function rowFilters(sql: Sql, q: EntitySearch, named: boolean, walked: 'status' | 'entity_type' | null = null): string[] {
+  const where: string[] = [];
+  // A listing walking one filter's date index tests the other on its rows (see dateWalk).
+  if (q.status?.length) where.push(statusCondition(sql, q.status, named || walked === 'entity_type'));
+  const type = filterColumn('entity_type', named || walked === 'status');
+  // One type as `=`: a list (`= ANY`) cannot walk the type-and-date index in date order.
+  if (q.entity_type?.length === 1) where.push(`${type} = ${sql.p(q.entity_type[0])}`);
+  else if (q.entity_type?.length) where.push(`${type} = ANY(${sql.p(q.entity_type)}::text[])`);
+  if (q.filed_after !== undefined) where.push(`${filterColumn('filing_date', named)} >= ${sql.p(q.filed_after)}::date`);
+  if (q.filed_before !== undefined) where.push(`${filterColumn('filing_date', named)} <= ${sql.p(q.filed_before)}::date`);
+  return where;
+}
+
 async function conditions(pool: pg.Pool, sql: Sql, q: EntitySearch, name: NameMatch, drive: Drive, walked: 'status' | 'entity_type' | null): Promise<string[]> {
   const where: string[] = [];
   if (name.kind === 'empty') where.push('false');
@@ -206,18 +220,11 @@ async function conditions(pool: pg.Pool, sql: Sql, q: EntitySearch, name: NameMa
   // An expression no index is on keeps PostgreSQL from reading that side's index (see cityDrive).
   if (name.kind === 'words') where.push(termsMatch(sql, drive === 'city' ? `(e.name_words || '{}'::text[])` : 'e.name_words', name.terms));
   const named = name.kind === 'prefix' || name.kind === 'words';
-  // A listing walking one filter's date index tests the other on its rows (see dateWalk).
-  if (q.status?.length) where.push(statusCondition(sql, q.status, named || walked === 'entity_type'));
-  const type = filterColumn('entity_type', named || walked === 'status');
-  // One type as `=`: a list (`= ANY`) cannot walk the type-and-date index in date order.
-  if (q.entity_type?.length === 1) where.push(`${type} = ${sql.p(q.entity_type[0])}`);
-  else if (q.entity_type?.length) where.push(`${type} = ANY(${sql.p(q.entity_type)}::text[])`);
+  where.push(...rowFilters(sql, q, named, walked));
   // Every entity here is on the Florida registry.
   if (q.state !== undefined && q.state !== 'FL') where.push('false');
   if (q.principal_city !== undefined) where.push(`${drive === 'words' ? `(upper(e.principal_city) || '')` : 'upper(e.principal_city)'} = upper(${sql.p(q.principal_city)})`);
   if (q.principal_state !== undefined) where.push(`coalesce(e.principal_state, 'FL') = ${sql.p(q.principal_state)}`);
-  if (q.filed_after !== undefined) where.push(`${filterColumn('filing_date', named)} >= ${sql.p(q.filed_after)}::date`);
-  if (q.filed_before !== undefined) where.push(`${filterColumn('filing_date', named)} <= ${sql.p(q.filed_before)}::date`);
   if (q.doc_number_prefix !== undefined) {
     where.push(`e.document_number LIKE ${sql.p(q.doc_number_prefix.toUpperCase().replace(/[\\%_]/g, '\\$&'))} || '%'`);
   }
@@ -324,11 +331,46 @@ const ENTITY_FIRST_WORDS: FirstWordIndex = {
   dictionary: 'entity_words',
 };
 
-/** The prefix tier of a word alone (no filter, no legal form, not a posting slice) off the first-word index. */
-function firstWordTierOf(pool: pg.Pool, name: NameMatch, filtered: boolean, form: string | null): Pick<RankedQuery, 'prefixTier'> {
+/**
+ * The prefix tier of a word alone (no legal form, not a posting slice) off the first-word index: with
+ * no filter, or with filters whose total is added up (wordTotal), tested on each row it reads.
+ */
+function firstWordTierOf(pool: pg.Pool, q: EntitySearch, name: NameMatch, filtered: boolean, form: string | null, totalAddedUp: boolean): Pick<RankedQuery, 'prefixTier'> {
   const only = name.kind === 'words' && name.terms.length === 1 ? name.terms[0]! : null;
-  if (!only || filtered || form || name.kind !== 'words' || name.core !== only.word) return {};
-  return { prefixTier: firstWordTier(pool, ENTITY_FIRST_WORDS, only.word, only.expansions) };
+  if (!only || (filtered && !totalAddedUp) || form || name.kind !== 'words' || name.core !== only.word) return {};
+  const filter = filtered ? (sql: Sql) => rowFilters(sql, q, true).join(' AND ') : undefined;
+  return { prefixTier: firstWordTier(pool, ENTITY_FIRST_WORDS, only.word, only.expansions, filter) };
+}
+
+/** At most this many rows of a word's expansions without counts of their own are read for its total with filters. */
+const UNCOUNTED_ROWS_MAX = 5_000;
+
+/**
+ * The exact total of one word with filters that the precomputed counts hold (status, type, whole
+ * years; no city), added up without reading its matches: the counts of its expansions that have them
+ * (migration 035), less k - 1 for each row passing the filters that holds k of them (found through each
+ * pair), plus the rows holding only its other expansions (few) that pass. Null for any other query.
+ */
+function wordTotal(pool: pg.Pool, q: EntitySearch, name: NameMatch): (() => Promise<number>) | null {
+  const f = countedFilters(q);
+  if (name.kind !== 'words' || name.terms.length !== 1 || !f || Object.keys(f).length === 0 || q.principal_city !== undefined) return null;
+  const t = name.terms[0]!;
+  const { years, ranges } = splitYears(f.after, f.before);
+  if (ranges.length > 0 || t.counted.length > PAIRWISE_MAX || t.uncountedRows > UNCOUNTED_ROWS_MAX) return null;
+  return async () => {
+    const s = new Sql();
+    // Written once, where first needed: a statement must use every parameter it is given.
+    let written: string | undefined;
+    const filters = (): string => (written ??= rowFilters(s, q, true).join(' AND '));
+    const uncounted = t.expansions.filter((w) => !t.counted.includes(w));
+    const parts = [countsSum(s, t.counted.map((w) => `w:${w}`), f, years)];
+    if (t.counted.length > 1) parts.push(`- ${repeatsSql(s, 'registry.entities e', 'e.name_words', t.counted, filters())}`);
+    if (uncounted.length > 0) {
+      parts.push(`+ (SELECT count(*) FROM registry.entities e WHERE e.name_words && ${s.p(uncounted)}::text[] AND NOT (e.name_words && ${s.p(t.counted)}::text[]) AND ${filters()})`);
+    }
+    const { rows } = await pool.query<{ n: number }>(`SELECT (${parts.join(' ')})::bigint AS n`, s.params);
+    return rows[0]!.n;
+  };
 }
 
 /**
@@ -370,7 +412,7 @@ async function typeNameWalk(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, 
 }
 
 /** The refs of the requested page, in order. */
-async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: string[], q: EntitySearch, name: NameMatch, total: Total): Promise<number[]> {
+async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: string[], q: EntitySearch, name: NameMatch, total: Total, totalAddedUp: boolean): Promise<number[]> {
   const where = conds.join(' AND ') || 'true';
   const sort = sortOf(q, name);
   if (sort !== 'relevance') {
@@ -413,7 +455,7 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
       sql,
       // The name is one condition; any other is a filter.
       ...slice,
-      ...(slice.postings ? {} : firstWordTierOf(pool, name, conds.length > 1, form)),
+      ...(slice.postings ? {} : firstWordTierOf(pool, q, name, conds.length > 1, form, totalAddedUp)),
     },
     q.offset,
     q.limit,
@@ -459,13 +501,15 @@ export async function searchEntities(pool: pg.Pool, ctx: SearchContext, q: Entit
   // The match predicate's own parameters (ranking adds more to `sql` for its statements).
   const params = [...sql.params];
   const sliced = slicedCount(q, name);
+  const addedUp = sliced ? null : wordTotal(pool, q, name);
   const counted = new Total(ctx.counts, cacheKey(ctx, q, name, 'total'), async () => {
     if (sliced) return countSlice(pool, sliced);
+    if (addedUp) return addedUp();
     // One word and nothing else.
     if (name.kind === 'words' && name.terms.length === 1 && conds.length === 1) return countTerm(pool, 'registry.entities e', 'e.name_words', name.terms[0]!);
     return countRows(pool, 'registry.entities e', where, params);
-  }, sliced !== null);
-  const ids = await pageRefs(pool, ctx, sql, conds, q, name, counted);
+  }, sliced !== null || addedUp !== null);
+  const ids = await pageRefs(pool, ctx, sql, conds, q, name, counted, addedUp !== null);
   const [found, total] = await Promise.all([hits(pool, ids), counted.get()]);
   const page: EntityPage = { hits: found, total };
   if (q.facets?.length) {

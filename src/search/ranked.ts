@@ -87,21 +87,31 @@ const LONGER_FIRST_WORDS_MAX = 10_000;
  * sort from the word and '0' to the word and '~' (normalized names hold only [A-Z0-9] and spaces), and
  * are read only when the dictionary's counts say they are few (SMITH among officers: 8,223 names).
  */
-export function firstWordTier(pool: pg.Pool, ix: FirstWordIndex, word: string, expansions: readonly string[]): NonNullable<RankedQuery['prefixTier']> {
+export function firstWordTier(
+  pool: pg.Pool,
+  ix: FirstWordIndex,
+  word: string,
+  expansions: readonly string[],
+  /** The query's other conditions, tested on each row read (expressions no index is on). */
+  filter?: (sql: Sql) => string,
+): NonNullable<RankedQuery['prefixTier']> {
   const alias = ix.from.split(' ').pop()!;
   const order = (qualifier: string): string => ix.order.map((c) => `${qualifier}.${c}`).join(', ');
   const select = `${ix.ref} AS ref, ${ix.text} AS text, ${ix.order.map((c) => `${alias}.${c.split(' ')[0]}`).join(', ')}`;
-  const text = `SELECT ref FROM (
-       (SELECT ${select} FROM ${ix.from} WHERE split_part(${ix.text}, ' ', 1) = $1 AND NOT (${ix.ref} = ANY($2::int[]))
-        ORDER BY ${ix.trgm}, ${order(alias)} LIMIT $3)
-       UNION ALL
-       SELECT ${select} FROM ${ix.from} WHERE ${ix.text} >= $1 || '0' AND ${ix.text} < $1 || '~' AND ${ix.words} && $4::text[]
-     ) t ORDER BY similarity(t.text, $1) DESC, ${order('t')} LIMIT $3`;
   // Asked only when the tier is read (most one-word queries are ranked another way).
   return async (need, exclude) => {
     const { rows } = await pool.query<{ n: number }>(`SELECT coalesce(sum(n), 0)::bigint AS n FROM registry.${ix.dictionary} WHERE word > $1 AND word < $1 || '~'`, [word]);
     if (rows[0]!.n > LONGER_FIRST_WORDS_MAX) return null;
-    return (await pool.query<{ ref: number }>(text, [word, exclude, need, expansions])).rows.map((r) => r.ref);
+    const sql = new Sql();
+    const [w, n] = [sql.p(word), sql.p(need)];
+    const also = filter ? ` AND ${filter(sql)}` : '';
+    const text = `SELECT ref FROM (
+       (SELECT ${select} FROM ${ix.from} WHERE split_part(${ix.text}, ' ', 1) = ${w} AND NOT (${ix.ref} = ANY(${sql.p(exclude)}::int[]))${also}
+        ORDER BY ${ix.trgm}, ${order(alias)} LIMIT ${n})
+       UNION ALL
+       SELECT ${select} FROM ${ix.from} WHERE ${ix.text} >= ${w} || '0' AND ${ix.text} < ${w} || '~' AND ${ix.words} && ${sql.p(expansions)}::text[]${also}
+     ) t ORDER BY similarity(t.text, ${w}) DESC, ${order('t')} LIMIT ${n}`;
+    return (await pool.query<{ ref: number }>(text, sql.params)).rows.map((r) => r.ref);
   };
 }
 
@@ -265,21 +275,28 @@ const rankWholeBelow = (firstPage: number, need: number): number => firstPage * 
  * by tier by walking, then ordered once in SQL.
  */
 export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQuery, offset: number, limit: number, size: MatchSize): Promise<number[]> {
+  const whole = rankWholeBelow(ctx.rankWholeBelow, offset + limit);
+  // A word alone whose exact and prefix tiers come off indexes in final order (an officer surname, a
+  // first word, also with filters whose total is added up): they fill most first pages in a few ms,
+  // where ranking its 5,000 to 25,000 matches whole reads a heap page each (KANIMAL, 20,611 officers
+  // at 12.6 million entities: 146 ms alone, 700 four at a time), and ranking more walks or counts them.
+  // A page they do not fill is found as any other (up to the rank-whole limit: ranked whole, counted by
+  // the same statement). A word matched as itself past that limit walks its tiers in order anyway.
+  if (q.prefixTier && size.bound > whole / 5 && (size.bound <= whole || !q.trigramOrder)) {
+    return trigramOrderedPage(pool, q, offset, limit, () => rankedAnyway(pool, q, offset, limit, size, whole));
+  }
+  return rankedAnyway(pool, q, offset, limit, size, whole);
+}
+
+/** The page of a relevance-ranked query, found by the size of its matches (see rankedPage); `whole` is its rank-whole limit. */
+async function rankedAnyway(pool: pg.Pool, q: RankedQuery, offset: number, limit: number, size: MatchSize, whole: number): Promise<number[]> {
   const need = offset + limit;
-  const whole = rankWholeBelow(ctx.rankWholeBelow, need);
   const rankWhole = (): Promise<number[]> => ordered(pool, q, q.sql.fork(), q.where, offset, limit);
   // Postings of an unfiltered slice are all matches: reading them beats ranking even a few. So do
   // those of a slice whose filters the postings' own columns hold, unless the filters keep few (decided
   // below, once the total is known): a frequent word's 20,000 to 25,000 matches ranked whole read a
   // heap page each (DAVIS, active: 24,389 pages, 257 ms in the bench's mix, 46 ms warm; now 30 ms cold).
   const mayRankWhole = !(q.postings && (!q.postings.filtered || q.postings.filter !== undefined));
-  // A word alone whose exact and prefix tiers come off indexes in final order (an officer surname, a
-  // first word): they fill most first pages in a few ms, where ranking its 5,000 to 25,000 matches
-  // whole reads a heap page each (KANIMAL, 20,611 officers at 12.6 million entities: 146 ms alone, 700
-  // four at a time). A page they do not fill is ranked whole, counted by the same statement.
-  if (q.prefixTier && size.bound <= whole && size.bound > whole / 5) {
-    return trigramOrderedPage(pool, q, offset, limit, () => ordered(pool, q, q.sql.fork(), q.where, offset, limit, size.total));
-  }
   // Few matches by the dictionary's bound: ranked at once, counted by the same statement.
   if (mayRankWhole && size.bound <= whole) return ordered(pool, q, q.sql.fork(), q.where, offset, limit, size.total);
   // Words each common and rare together (3248 NE ORANGE: 22 rows): counting, then ranking, read

@@ -4,7 +4,7 @@
 // matches itself only: it was not mistyped, and its count is known exactly.
 import type pg from 'pg';
 import { countRows } from './counts.js';
-import type { Sql } from './sql.js';
+import { Sql } from './sql.js';
 
 export type Dictionary = 'entity_words' | 'officer_words' | 'agent_words' | 'address_words';
 
@@ -29,7 +29,13 @@ export interface Term {
   readonly frequent: boolean;
   /** The expansion in the most rows, and their number (exact: a row's words are distinct, and daily files move the counts). */
   readonly top: { readonly word: string; readonly rows: number } | null;
+  /** The expansions with counts of their own by status, type and year (entity words: entity_counts 'w:WORD'), and the rows of the others. */
+  readonly counted: string[];
+  readonly uncountedRows: number;
 }
+
+/** The dictionaries whose words can have counts of their own (migration 035). */
+const COUNTED_IN: ReadonlySet<Dictionary> = new Set(['entity_words']);
 
 /**
  * Expands query words against a dictionary, in one query. Neighbours come from the dictionary's index
@@ -39,20 +45,32 @@ export interface Term {
 export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: readonly string[]): Promise<Term[]> {
   const used = words.slice(0, MAX_QUERY_WORDS);
   if (used.length === 0) return [];
-  const { rows } = await pool.query<{ i: number; frequent: boolean; expansions: string[]; rows: number; top_word: string | null; top_rows: number | null }>({
+  const counted = COUNTED_IN.has(dictionary) ? 'counted' : 'false';
+  const { rows } = await pool.query<{
+    i: number;
+    frequent: boolean;
+    expansions: string[];
+    rows: number;
+    top_word: string | null;
+    top_rows: number | null;
+    counted: string[];
+    uncounted_rows: number;
+  }>({
     name: `expand_${dictionary}`,
-    text: `SELECT q.i, coalesce(f.frequent, false) AS frequent, x.expansions, x.rows, x.top_word, x.top_rows
+    text: `SELECT q.i, coalesce(f.frequent, false) AS frequent, x.expansions, x.rows, x.top_word, x.top_rows, x.counted, x.uncounted_rows
        FROM unnest($1::text[], $2::int[], $3::bool[]) WITH ORDINALITY AS q(w, d, prefix, i)
        LEFT JOIN registry.${dictionary} f ON f.word = q.w
        CROSS JOIN LATERAL (
          SELECT coalesce(array_agg(word ORDER BY word), '{}') AS expansions, coalesce(sum(n), 0)::bigint AS rows,
-                (array_agg(word ORDER BY n DESC, word))[1] AS top_word, max(n)::bigint AS top_rows FROM (
-           SELECT word, n FROM registry.${dictionary} WHERE word = q.w
+                (array_agg(word ORDER BY n DESC, word))[1] AS top_word, max(n)::bigint AS top_rows,
+                coalesce(array_agg(word ORDER BY word) FILTER (WHERE counted), '{}') AS counted,
+                coalesce(sum(n) FILTER (WHERE NOT counted), 0)::bigint AS uncounted_rows FROM (
+           SELECT word, n, ${counted} AS counted FROM registry.${dictionary} WHERE word = q.w
            UNION
-           SELECT word, n FROM registry.${dictionary}
+           SELECT word, n, ${counted} FROM registry.${dictionary}
            WHERE q.d > 0 AND f.frequent IS NOT TRUE AND registry.word_keys(word) && registry.word_deletes(q.w, q.d) AND levenshtein_less_equal(word, q.w, q.d) <= q.d
            UNION
-           (SELECT word, n FROM registry.${dictionary}
+           (SELECT word, n, ${counted} FROM registry.${dictionary}
             WHERE q.prefix AND f.frequent IS NOT TRUE AND word > q.w AND word < q.w || '~'
             ORDER BY n DESC, word LIMIT ${PREFIX_MAX_WORDS})
          ) e
@@ -66,6 +84,8 @@ export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: 
     rows: r.rows,
     frequent: r.frequent,
     top: r.top_word === null ? null : { word: r.top_word, rows: r.top_rows! },
+    counted: r.counted,
+    uncountedRows: r.uncounted_rows,
   }));
 }
 
@@ -89,7 +109,7 @@ export async function countTerm(pool: pg.Pool, from: string, column: string, t: 
  * million entities, warm: HAND, 14 words, 17 ms against 359; ROWE, 34, 65 against 149; LARA, 59 (1,711
  * pairs), 430 against 1,294, but its statement is large to plan, so more words are counted as before.
  */
-const PAIRWISE_MAX = 40;
+export const PAIRWISE_MAX = 40;
 
 /**
  * The rows holding one of `words` are the dictionary's counts summed, less k - 1 for each row holding
@@ -98,13 +118,18 @@ const PAIRWISE_MAX = 40;
  * JOHNSON, JOHNSTON, 272,225 rows: 1.2 s counted, 33 ms by its 1,372 rows holding two).
  */
 async function countRepeats(pool: pg.Pool, from: string, column: string, words: readonly string[]): Promise<number> {
-  const pairs = words.flatMap((a, i) => words.slice(i + 1).map((b) => [a, b]));
-  const { rows } = await pool.query<{ over: number }>(
-    `SELECT coalesce(sum(cardinality(ARRAY(SELECT unnest(${column}) INTERSECT SELECT unnest($1::text[]))) - 1), 0)::bigint AS over
-     FROM ${from} WHERE ${pairs.map((_, i) => `${column} @> $${i + 2}::text[]`).join(' OR ')}`,
-    [words, ...pairs],
-  );
+  const sql = new Sql();
+  const { rows } = await pool.query<{ over: number }>(`SELECT ${repeatsSql(sql, from, column, words)}::bigint AS over`, sql.params);
   return rows[0]!.over;
+}
+
+/** The k - 1 summed over the rows of `from` that hold k >= 2 of `words` and for which `also` holds (see countRepeats). */
+export function repeatsSql(sql: Sql, from: string, column: string, words: readonly string[], also = 'true'): string {
+  const pairs = words.flatMap((a, i) => words.slice(i + 1).map((b) => [a, b]));
+  if (pairs.length === 0) return '0';
+  const all = sql.p(words);
+  return `(SELECT coalesce(sum(cardinality(ARRAY(SELECT unnest(${column}) INTERSECT SELECT unnest(${all}::text[]))) - 1), 0)
+     FROM ${from} WHERE (${pairs.map((pair) => `${column} @> ${sql.p(pair)}::text[]`).join(' OR ')}) AND ${also})`;
 }
 
 /** `column` holds an expansion of every term (no terms, or a term without expansions: nothing). */

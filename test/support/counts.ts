@@ -11,7 +11,7 @@ export async function countsDisagree(pool: pg.Pool): Promise<unknown[]> {
       SELECT k AS slice, status, entity_type, coalesce(extract(year FROM filing_date)::int, -1) AS filing_year, count(*)::int AS n
       FROM registry.entities e CROSS JOIN LATERAL (
         SELECT '' UNION ALL SELECT 'c:' || upper(e.principal_city) WHERE e.principal_city IS NOT NULL
-        UNION ALL SELECT 'w:' || w FROM unnest(e.name_words) w WHERE w IN (SELECT word FROM registry.entity_words WHERE frequent)
+        UNION ALL SELECT 'w:' || w FROM unnest(e.name_words) w WHERE w IN (SELECT word FROM registry.entity_words WHERE counted)
         UNION ALL SELECT 'p:' || left(e.name_core, 1) WHERE e.name_core <> ''
         UNION ALL SELECT 'p:' || left(e.name_core, 2) WHERE length(e.name_core) >= 2) AS x(k)
       GROUP BY 1, 2, 3, 4),

@@ -9,12 +9,27 @@ export type Schema = 'registry' | 'registry_next';
 /** A word in at least this many rows is frequent: it matches itself only, and has its own counts. */
 export const FREQUENT_WORD = 20_000;
 
-/** Each dictionary: its table, and the array column of which table it counts. */
+/**
+ * A word of entity names in at least this many rows has counts of its own by status, type and filing
+ * year, as a frequent word has (entity_counts 'w:WORD'): the total of a word with those filters is then
+ * added up rather than counted on its matches (entities.ts, migration 035).
+ */
+export const COUNTED_WORD = 1_000;
+
+/** The rows a word must be in to be frequent, and (entity words) to have counts of its own; set at each full load. */
+export interface WordThresholds {
+  readonly frequent: number;
+  readonly counted: number;
+}
+
+export const WORD_THRESHOLDS: WordThresholds = { frequent: FREQUENT_WORD, counted: COUNTED_WORD };
+
+/** Each dictionary: its table, the array column of which table it counts, and whether its words have counts of their own. */
 const DICTIONARIES = [
-  { table: 'entity_words', source: 'entities', column: 'name_words' },
-  { table: 'address_words', source: 'entities', column: 'address_words' },
-  { table: 'officer_words', source: 'officers', column: 'name_words' },
-  { table: 'agent_words', source: 'agents', column: 'name_words' },
+  { table: 'entity_words', source: 'entities', column: 'name_words', counted: true },
+  { table: 'address_words', source: 'entities', column: 'address_words', counted: false },
+  { table: 'officer_words', source: 'officers', column: 'name_words', counted: false },
+  { table: 'agent_words', source: 'agents', column: 'name_words', counted: false },
 ] as const;
 
 type Source = (typeof DICTIONARIES)[number]['source'];
@@ -58,7 +73,7 @@ function agentGroupsSql(s: Schema, where: string, kept: string): string {
 
 /**
  * The count slices each entity row of `src` belongs to (see entity_counts in migration 010): all,
- * its city, the first one and two characters of its name; in `wordSlicesSql`, its frequent words; in
+ * its city, the first one and two characters of its name; in `wordSlicesSql`, its words with counts of their own; in
  * `citySlicesSql`, those words and characters within its city.
  * One plain scan per slice kind: a lateral union per row costs many times more.
  */
@@ -72,11 +87,12 @@ function slicesSql(src: string): string {
   ].join(' UNION ALL ');
 }
 
-function wordSlicesSql(s: Schema, src: string): string {
+/** The word slices of the entity rows of `src`: one per word with counts of its own (`which`: all of them, or those not frequent). */
+function wordSlicesSql(s: Schema, src: string, which = 'counted'): string {
   return `
     SELECT 'w:' || w AS slice, e.status, e.entity_type, coalesce(extract(year FROM e.filing_date)::int, -1) AS filing_year
     FROM ${src} e CROSS JOIN LATERAL unnest(e.name_words) AS w
-    WHERE w IN (SELECT word FROM ${s}.entity_words WHERE frequent)`;
+    WHERE w IN (SELECT word FROM ${s}.entity_words WHERE ${which})`;
 }
 
 /**
@@ -95,10 +111,11 @@ function citySlicesSql(s: Schema, src: string): string {
 }
 
 /**
- * The count slices of a full load, grouped in two scans where `allSlicesSql` takes eight: all and
- * each city from the entities, each word and prefix, alone and within a city, from the postings just
- * built (one per row of such a slice, holding its status, type, date and city). Moves by difference
- * go through `allSlicesSql`; a test holds the two to the same rows.
+ * The count slices of a full load, grouped in three scans where `allSlicesSql` takes eight: all and
+ * each city from the entities, each frequent word and prefix, alone and within a city, from the
+ * postings just built (one per row of such a slice, holding its status, type, date and city), and the
+ * other words with counts of their own from the entities. Moves by difference go through
+ * `allSlicesSql`; a test holds the two to the same rows.
  */
 function loadCountsSql(s: Schema): string {
   const inCity = 'GROUPING(city) = 0';
@@ -116,7 +133,10 @@ function loadCountsSql(s: Schema): string {
                  CASE WHEN filed = '-infinity' THEN -1 ELSE extract(year FROM filed)::int END AS filing_year
           FROM ${s}.entity_postings) p
     GROUP BY GROUPING SETS ((slice, status, entity_type, filing_year), (city, slice))
-    HAVING NOT ${inCity} OR city IS NOT NULL`;
+    HAVING NOT ${inCity} OR city IS NOT NULL
+    UNION ALL
+    SELECT slice, status, entity_type, filing_year, count(*) FROM (${wordSlicesSql(s, `${s}.entities`, 'counted AND NOT frequent')}) w
+    GROUP BY 1, 2, 3, 4`;
 }
 
 /** Every count slice of the entity rows of `src`. */
@@ -170,7 +190,7 @@ export interface Derivation {
 }
 
 /** The corporate-derived tables of a freshly loaded schema, each built in its own statement. */
-export function corporateDerivations(s: Schema, frequentWord = FREQUENT_WORD): Derivation[] {
+export function corporateDerivations(s: Schema, words = WORD_THRESHOLDS): Derivation[] {
   return [
     {
       table: 'agent_spellings',
@@ -190,8 +210,9 @@ export function corporateDerivations(s: Schema, frequentWord = FREQUENT_WORD): D
         reads: d.source === 'officers' ? 'officers' : 'entities',
         build: (c) =>
           c.query(
-            `INSERT INTO ${s}.${d.table} (word, n, frequent)
-             SELECT w, count(*), count(*) >= ${Number(frequentWord)} FROM ${s}.${d.source}, unnest(${d.column}) AS w GROUP BY w`,
+            `INSERT INTO ${s}.${d.table} (word, n, frequent${d.counted ? ', counted' : ''})
+             SELECT w, count(*), count(*) >= ${Number(words.frequent)}${d.counted ? `, count(*) >= least(${Number(words.frequent)}, ${Number(words.counted)})` : ''}
+             FROM ${s}.${d.source}, unnest(${d.column}) AS w GROUP BY w`,
           ),
       }),
     ),

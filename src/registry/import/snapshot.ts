@@ -7,7 +7,7 @@ import { inTransaction } from '../../db/pool.js';
 import { parseCorporate, parseEvent, type CorporateRecord, type EventRecord } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges } from './changes.js';
 import { CopyWriter } from './copy.js';
-import { FREQUENT_WORD, corporateDerivations, eventDerivations, type Derivation } from './derived.js';
+import { COUNTED_WORD, FREQUENT_WORD, corporateDerivations, eventDerivations, type Derivation, type WordThresholds } from './derived.js';
 import { parseWorkers, readCorporateInParallel } from './parallel.js';
 import type { Progress } from './progress.js';
 import { readRecords, type ReadStats } from './read.js';
@@ -23,6 +23,8 @@ const PARALLEL_FROM_BYTES = 64 * 1024 * 1024;
 export interface SnapshotOptions {
   /** Rows a word must be in to be frequent (FREQUENT_WORD). */
   frequentWord?: number;
+  /** Rows a word of entity names must be in to have counts of its own (COUNTED_WORD). */
+  countedWord?: number;
   /** Corporate snapshots from this many bytes on are parsed on worker threads (PARALLEL_FROM_BYTES). */
   parallelFromBytes?: number;
 }
@@ -31,7 +33,7 @@ interface Unit {
   /** Tables loaded straight from the records (COPY ... FREEZE into tables created in the same transaction). */
   readonly copied: ReadonlyArray<{ table: string; columns: readonly string[] }>;
   /** Tables built afterwards from the copied ones (from `registry_next`). */
-  derivations(frequentWord: number): Derivation[];
+  derivations(words: WordThresholds): Derivation[];
   /** Streams the file's records into the copy writers (in `copied` order). */
   read(file: SourceFile, writers: CopyWriter[], progress: Progress, parallelFromBytes: number): Promise<ReadStats>;
   /** Deletes duplicate keys (the last line wins) when the primary key cannot be built. */
@@ -45,7 +47,7 @@ const corporateUnit: Unit = {
     { table: 'entities', columns: ENTITY_COLUMNS },
     { table: 'officers', columns: OFFICER_COLUMNS },
   ],
-  derivations: (frequentWord) => corporateDerivations(NEXT, frequentWord),
+  derivations: (words) => corporateDerivations(NEXT, words),
   async read(file, [entities, officers], progress, parallelFromBytes) {
     if (file.contentBytes >= parallelFromBytes) return readCorporateInParallel(file, [entities!, officers!], parseWorkers(), progress);
     let id = 0;
@@ -276,7 +278,7 @@ export async function loadSnapshot(
   log: (line: string) => void,
   finish: (client: pg.PoolClient, result: SnapshotResult) => Promise<void>,
   check: (stats: ReadStats) => void = () => {},
-  { frequentWord = FREQUENT_WORD, parallelFromBytes = PARALLEL_FROM_BYTES }: SnapshotOptions = {},
+  { frequentWord = FREQUENT_WORD, countedWord = COUNTED_WORD, parallelFromBytes = PARALLEL_FROM_BYTES }: SnapshotOptions = {},
 ): Promise<SnapshotResult> {
   let stepStarted = Date.now();
   const step = (what: string): void => {
@@ -284,7 +286,7 @@ export async function loadSnapshot(
     stepStarted = Date.now();
   };
   const unit = file.kind === 'quarterly_corporate' ? corporateUnit : eventUnit;
-  const derivations = new Map(unit.derivations(frequentWord).map((d) => [d.table, d]));
+  const derivations = new Map(unit.derivations({ frequent: frequentWord, counted: countedWord }).map((d) => [d.table, d]));
   const tables = [...unit.copied.map((c) => c.table), ...derivations.keys()];
   await pool.query(`DROP SCHEMA IF EXISTS ${NEXT} CASCADE`);
   await pool.query(`CREATE SCHEMA ${NEXT}`);
