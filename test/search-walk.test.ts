@@ -44,6 +44,19 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** The pool as the search sees it, recording each statement's text in `statements`. */
+function recordingPool(statements: string[]): pg.Pool {
+  return new Proxy(db.pool, {
+    get: (pool, prop) =>
+      prop === 'query'
+        ? (q: string | { text: string }, ...rest: unknown[]) => {
+            statements.push(typeof q === 'string' ? q : q.text);
+            return (pool.query as (...a: unknown[]) => unknown)(q, ...rest);
+          }
+        : Reflect.get(pool, prop, pool),
+  });
+}
+
 /** Words and prefixes people type, drawn from the data: common and rare words, typos, 1-2 characters. */
 async function entityQueries(): Promise<string[]> {
   const { rows } = await db.pool.query<{ name: string }>('SELECT name FROM registry.entities ORDER BY document_number LIMIT 40');
@@ -287,15 +300,7 @@ describe('relevance pages: postings and walking agree with ranking every match',
 
   it('first words with filters: totals added up from the counts, the first-word index read with the filters', async () => {
     const statements: string[] = [];
-    const recording = new Proxy(db.pool, {
-      get: (pool, prop) =>
-        prop === 'query'
-          ? (q: string | { text: string }, ...rest: unknown[]) => {
-              statements.push(typeof q === 'string' ? q : q.text);
-              return (pool.query as (...a: unknown[]) => unknown)(q, ...rest);
-            }
-          : Reflect.get(pool, prop, pool),
-    });
+    const recording = recordingPool(statements);
     const { rows } = await db.pool.query<{ word: string; t: string; y: number }>(
       `SELECT split_part(name_core, ' ', 1) AS word, mode() WITHIN GROUP (ORDER BY entity_type) AS t,
               percentile_disc(0.5) WITHIN GROUP (ORDER BY extract(year FROM filing_date)::int) AS y
@@ -417,16 +422,7 @@ describe('sorted listings of one status and one type', () => {
 describe('totals', () => {
   it('of a few matches come from the statement that ranks them, with no count of their own', async () => {
     const statements: string[] = [];
-    // The pool as the search sees it, recording each statement's text.
-    const recording = new Proxy(db.pool, {
-      get: (pool, prop) =>
-        prop === 'query'
-          ? (q: string | { text: string }, ...rest: unknown[]) => {
-              statements.push(typeof q === 'string' ? q : q.text);
-              return (pool.query as (...a: unknown[]) => unknown)(q, ...rest);
-            }
-          : Reflect.get(pool, prop, pool),
-    });
+    const recording = recordingPool(statements);
     const search = createSearch(recording, async () => 1);
     // Ranking whole below 40 matches: two words in more rows each (the dictionary's bound) but in
     // fewer together are ranked and counted by one statement that reads at most 41 matches.
