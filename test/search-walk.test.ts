@@ -497,6 +497,13 @@ describe('totals', () => {
     assert.equal(filtered.total, recount.rows[0]!.n);
     assert.ok(filtered.hits.some((h) => h.document_number === 'L26900000003'));
     assert.ok(statements.some((t) => /registry\.entity_counts/.test(t) && /INTERSECT/.test(t)), 'added up from the counts, less the rows holding two');
+    // Without filters, a term of more words than are paired (here: more than its counted words) is added up
+    // the same way from the dictionary; with none paired, from its commonest word and a count of the others.
+    const all = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[]', [pairTerm!.expansions]);
+    assert.ok(pairTerm!.expansions.length > pairTerm!.counted.length, 'the term has words without counts of their own');
+    for (const pairwiseMax of [pairTerm!.counted.length, 0]) {
+      assert.equal(await countTerm(db.pool, 'registry.entities e', 'e.name_words', pairTerm!, pairwiseMax), all.rows[0]!.n, `pairing up to ${pairwiseMax} words`);
+    }
     // A name with no match at all: total 0 from the ranking statement alone.
     statements.length = 0;
     const none = await capped.entities({ name: `${twoWords[0]} ZZQXJ`, limit: 3, offset: 0 });

@@ -9,7 +9,7 @@ import { agentWords } from './people.js';
 import { firstWordTier, rankedPage, type FirstWordIndex, type MatchSize, type RankedQuery } from './ranked.js';
 import type { SearchContext } from './context.js';
 import { Sql } from './sql.js';
-import { countTerm, expandWords, matchBound, PAIRWISE_MAX, repeatsSql, termsMatch, type Term } from './terms.js';
+import { addedUpSql, addsUp, countTerm, expandWords, matchBound, termsMatch, type Term } from './terms.js';
 
 export const STATUS_VALUES = ['active', 'inactive', 'a', 'i', 'd', 'r', 'w', 'm', 'n', 'p', 'x'] as const;
 export const SORTS = ['relevance', 'name_asc', 'name_desc', 'date_newest', 'date_oldest'] as const;
@@ -342,33 +342,22 @@ function firstWordTierOf(pool: pg.Pool, q: EntitySearch, name: NameMatch, filter
   return { prefixTier: firstWordTier(pool, ENTITY_FIRST_WORDS, only.word, only.expansions, filter) };
 }
 
-/** At most this many rows of a word's expansions without counts of their own are read for its total with filters. */
-const UNCOUNTED_ROWS_MAX = 5_000;
-
 /**
  * The exact total of one word with filters that the precomputed counts hold (status, type, whole
- * years; no city), added up without reading its matches: the counts of its expansions that have them
- * (migration 035), less k - 1 for each row passing the filters that holds k of them (found through each
- * pair), plus the rows holding only its other expansions (few) that pass. Null for any other query.
+ * years; no city), added up without reading its matches (addedUpSql): the counts of its expansions
+ * that have them (migration 035) with those filters. Null for any other query.
  */
 function wordTotal(pool: pg.Pool, q: EntitySearch, name: NameMatch): (() => Promise<number>) | null {
   const f = countedFilters(q);
   if (name.kind !== 'words' || name.terms.length !== 1 || !f || Object.keys(f).length === 0 || q.principal_city !== undefined) return null;
   const t = name.terms[0]!;
   const { years, ranges } = splitYears(f.after, f.before);
-  if (ranges.length > 0 || t.counted.length > PAIRWISE_MAX || t.uncountedRows > UNCOUNTED_ROWS_MAX) return null;
+  if (ranges.length > 0 || !addsUp(t)) return null;
   return async () => {
     const s = new Sql();
-    // Written once, where first needed: a statement must use every parameter it is given.
-    let written: string | undefined;
-    const filters = (): string => (written ??= rowFilters(s, q, true).join(' AND '));
-    const uncounted = t.expansions.filter((w) => !t.counted.includes(w));
-    const parts = [countsSum(s, t.counted.map((w) => `w:${w}`), f, years)];
-    if (t.counted.length > 1) parts.push(`- ${repeatsSql(s, 'registry.entities e', 'e.name_words', t.counted, filters())}`);
-    if (uncounted.length > 0) {
-      parts.push(`+ (SELECT count(*) FROM registry.entities e WHERE e.name_words && ${s.p(uncounted)}::text[] AND NOT (e.name_words && ${s.p(t.counted)}::text[]) AND ${filters()})`);
-    }
-    const { rows } = await pool.query<{ n: number }>(`SELECT (${parts.join(' ')})::bigint AS n`, s.params);
+    const sum = countsSum(s, t.counted.map((w) => `w:${w}`), f, years);
+    const text = addedUpSql(s, 'registry.entities e', 'e.name_words', t, sum, () => rowFilters(s, q, true).join(' AND '));
+    const { rows } = await pool.query<{ n: number }>(`SELECT ${text}::bigint AS n`, s.params);
     return rows[0]!.n;
   };
 }
