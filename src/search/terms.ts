@@ -91,10 +91,11 @@ export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: 
 
 /**
  * The exact number of rows of `from` matching a single term in `column`, reading only some of them:
- * from the dictionary's counts and the few rows holding two of its words (countRepeats), or, for a
- * term of many words, the rows holding its most common word from the dictionary and a statement
- * counting the rows holding another of its words but not that one (MORA: 50,401 of its 146,738
- * officers hold its most common word and are not read).
+ * from the dictionary's counts and the few rows holding two of its words (countRepeats); for a term
+ * of many words of which few are counted words, added up the same way over those (addedUpSql); else
+ * the rows holding its most common word from the dictionary and a statement counting the rows holding
+ * another of its words but not that one (MORA: 50,401 of its 146,738 officers hold its most common word
+ * and are not read).
  */
 export async function countTerm(pool: pg.Pool, from: string, column: string, t: Term, pairwiseMax = PAIRWISE_MAX): Promise<number> {
   if (!t.top) return 0;
@@ -155,10 +156,9 @@ async function countRepeats(pool: pg.Pool, from: string, column: string, words: 
   return rows[0]!.over;
 }
 
-/** The k - 1 summed over the rows of `from` that hold k >= 2 of `words` and for which `also` holds (see countRepeats). */
-export function repeatsSql(sql: Sql, from: string, column: string, words: readonly string[], also = 'true'): string {
+/** The k - 1 summed over the rows of `from` that hold k >= 2 of `words` (two or more) and for which `also` holds (see countRepeats). */
+function repeatsSql(sql: Sql, from: string, column: string, words: readonly string[], also = 'true'): string {
   const pairs = words.flatMap((a, i) => words.slice(i + 1).map((b) => [a, b]));
-  if (pairs.length === 0) return '0';
   const all = sql.p(words);
   return `(SELECT coalesce(sum(cardinality(ARRAY(SELECT unnest(${column}) INTERSECT SELECT unnest(${all}::text[]))) - 1), 0)
      FROM ${from} WHERE (${pairs.map((pair) => `${column} @> ${sql.p(pair)}::text[]`).join(' OR ')}) AND ${also})`;
