@@ -365,6 +365,32 @@ describe('relevance pages: postings and walking agree with ranking every match',
     }
     assert.equal((await whole.officers({ name: alone.word, limit: 1, offset: 0 })).total, alone.rows);
   });
+
+  it('matches up to four times the rank-whole limit: walked when the exact tiers fill the page, else ranked whole', async () => {
+    // Names of two words or more that several entities hold, and the same with a letter changed (no exact match).
+    const { rows } = await db.pool.query<{ name: string }>(`
+      SELECT min(name) AS name FROM registry.entities WHERE name_core LIKE '% %' AND name_core ~ '^[A-Z ]+$'
+      GROUP BY name_core HAVING count(*) >= 2 ORDER BY count(*) DESC, name_core LIMIT 6`);
+    assert.ok(rows.length >= 2, 'the data repeats some names');
+    const statements: string[] = [];
+    const recording = recordingPool(statements);
+    const rankedWhole = (): boolean => statements.some((t) => /FROM registry\.entities e\s+WHERE[\s\S]*ORDER BY CASE WHEN/.test(t) && !/= ANY\(/.test(t));
+    let walkedSome = 0;
+    for (const exact of rows.map((r) => r.name)) {
+      for (const name of [exact, exact.replace(/[AEIOU](?=[A-Z]* )/, 'X')]) {
+        const total = (await whole.entities({ name, limit: 1, offset: 0 })).total;
+        if (total < 3) continue;
+        const tiered = createSearch(recording, async () => 3, { rankWholeBelow: Math.ceil(total / 4) });
+        statements.length = 0;
+        const page = await tiered.entities({ name, limit: 2, offset: 0 });
+        assert.deepEqual(page, await whole.entities({ name, limit: 2, offset: 0 }), name);
+        const filled = (await db.pool.query('SELECT 1 FROM registry.entities WHERE name_core = $1', [nameKey(name).core])).rows.length >= 2;
+        assert.equal(rankedWhole(), !filled, `${name}: ${total} matches, the exact tiers ${filled ? 'fill' : 'leave short'} the page`);
+        if (filled) walkedSome++;
+      }
+    }
+    assert.ok(walkedSome >= 2, 'pages the exact tiers fill');
+  });
 });
 
 describe('sorted listings: walking the sort index agrees with sorting every match', () => {
