@@ -353,12 +353,12 @@ async function rankedAnyway(pool: pg.Pool, q: RankedQuery, offset: number, limit
 /**
  * Up to this many times the rank-whole limit, matches the exact tiers leave the page short of are
  * ranked whole rather than walked. An exact tier's walk reads its own index (names equal to the
- * query's); the prefix tier's and the last one's read the trigram-count index from the query's count
- * with the match predicate as a filter, and when the matches' counts lie far from it (YASMULKE LLC:
- * 46,326 names of KASSULKE and YARMULKE, each with other words) or the prefix is short (BRE, 45,247
- * names BRE...), they pass over millions of rows that fail it: 10 s at 12.6 million entities. A page
- * the exact tiers fill is not ranked whole (STARE LLC, 217 exact of 38,088 matches: 12 to 66 ms
- * walked, 121 to 286 ranked whole, 1.3 s with its rows not cached).
+ * query's); the prefix tier's (the last of `tiers`) and the rest's read the trigram-count index from
+ * the query's count with the match predicate as a filter, and when the matches' counts lie far from
+ * it (YASMULKE LLC: 46,326 names of KASSULKE and YARMULKE, each with other words) or the prefix is
+ * short (BRE, 45,247 names BRE...), they pass over millions of rows that fail it: 10 s at 12.6
+ * million entities. A page the exact tiers fill is not ranked whole (STARE LLC, 217 exact of 38,088
+ * matches: 12 to 66 ms walked, 121 to 286 ranked whole, 1.3 s with its rows not cached).
  */
 const WALK_FROM = 4;
 
