@@ -117,28 +117,6 @@ function statusCondition(sql: Sql, values: readonly StatusValue[], named: boolea
   return `(${parts.join(' OR ')})`;
 }
 
-/**
- * Which index a name's words with a city find their rows through. PostgreSQL ANDs the words' bitmap
- * with a bitmap of every row of the city, at about 0.7 µs a row: WICOZ in MIAMI (228 rows of its
- * words, 1.5 million of the city) took 1 s warm and 4 s four at a time, where checking the city on
- * the 228 rows takes a millisecond; and a frequent word's bitmap costs as much in a small city
- * (AMERICAN in YANKEETOWN, 22 matches: 264 ms). Each side's rows are known (the dictionary's counts
- * of the words, the precomputed count of the city): when one is far smaller, only its index is
- * used and the other condition is checked on its rows.
- */
-type Drive = 'words' | 'city' | 'both';
-
-/** One side drives when it holds at most this share of the other's rows. */
-export const DRIVE_RATIO = 8;
-
-async function cityDrive(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, name: NameMatch): Promise<Drive> {
-  if (name.kind !== 'words' || q.principal_city === undefined) return 'both';
-  const inCity: EntitySearch = { limit: q.limit, offset: q.offset, principal_city: q.principal_city };
-  const cityRows = await ctx.counts.get(cacheKey(ctx, inCity, NO_NAME, 'total'), () => countSlice(pool, slicedCount(inCity, NO_NAME)!));
-  const { bound } = matchBound(name.terms, false);
-  return bound * DRIVE_RATIO <= cityRows ? 'words' : cityRows * DRIVE_RATIO <= bound ? 'city' : 'both';
-}
-
 /** The order a page is in: relevance with a name, else newest first, unless the query sorts otherwise. */
 const sortOf = (q: EntitySearch, name: NameMatch): NonNullable<EntitySearch['sort']> =>
   q.sort === undefined || q.sort === 'relevance' ? (name.kind === 'prefix' || name.kind === 'words' ? 'relevance' : 'date_newest') : q.sort;
@@ -213,17 +191,27 @@ function rowFilters(sql: Sql, q: EntitySearch, named: boolean, walked: 'status' 
   return where;
 }
 
-async function conditions(pool: pg.Pool, sql: Sql, q: EntitySearch, name: NameMatch, drive: Drive, walked: 'status' | 'entity_type' | null): Promise<string[]> {
+async function conditions(pool: pg.Pool, sql: Sql, q: EntitySearch, name: NameMatch, walked: 'status' | 'entity_type' | null): Promise<string[]> {
   const where: string[] = [];
   if (name.kind === 'empty') where.push('false');
   if (name.kind === 'prefix') where.push(`e.name_core LIKE ${sql.p(name.core)} || '%'`);
-  // An expression no index is on keeps PostgreSQL from reading that side's index (see cityDrive).
-  if (name.kind === 'words') where.push(termsMatch(sql, drive === 'city' ? `(e.name_words || '{}'::text[])` : 'e.name_words', name.terms));
+  // Words within a city: each expansion's key in the city finds exactly its rows (migration 036). The
+  // city's own condition is then an expression no index is on: ANDing a bitmap of every row of the
+  // city (0.7 µs a row: WICOZ in MIAMI, 1.5 million rows, 1 s) would only cost.
+  const cityWords = name.kind === 'words' && q.principal_city !== undefined;
+  if (name.kind === 'words') {
+    const city = cityWords ? sql.p(q.principal_city) : null;
+    where.push(
+      city === null
+        ? termsMatch(sql, 'e.name_words', name.terms)
+        : termsMatch(sql, 'registry.city_words(e.principal_city, e.name_words)', name.terms, (words) => `registry.city_words(${city}, ${words}::text[])`),
+    );
+  }
   const named = name.kind === 'prefix' || name.kind === 'words';
   where.push(...rowFilters(sql, q, named, walked));
   // Every entity here is on the Florida registry.
   if (q.state !== undefined && q.state !== 'FL') where.push('false');
-  if (q.principal_city !== undefined) where.push(`${drive === 'words' ? `(upper(e.principal_city) || '')` : 'upper(e.principal_city)'} = upper(${sql.p(q.principal_city)})`);
+  if (q.principal_city !== undefined) where.push(`${cityWords ? `(upper(e.principal_city) || '')` : 'upper(e.principal_city)'} = upper(${sql.p(q.principal_city)})`);
   if (q.principal_state !== undefined) where.push(`coalesce(e.principal_state, 'FL') = ${sql.p(q.principal_state)}`);
   if (q.doc_number_prefix !== undefined) {
     where.push(`e.document_number LIKE ${sql.p(q.doc_number_prefix.toUpperCase().replace(/[\\%_]/g, '\\$&'))} || '%'`);
@@ -485,7 +473,7 @@ function cacheKey(ctx: SearchContext, q: EntitySearch, name: NameMatch, what: st
 export async function searchEntities(pool: pg.Pool, ctx: SearchContext, q: EntitySearch): Promise<EntityPage> {
   const name = await analyzeName(pool, q.name);
   const sql = new Sql();
-  const conds = await conditions(pool, sql, q, name, await cityDrive(pool, ctx, q, name), await dateWalk(pool, ctx, q, name));
+  const conds = await conditions(pool, sql, q, name, await dateWalk(pool, ctx, q, name));
   const where = conds.join(' AND ') || 'true';
   // The match predicate's own parameters (ranking adds more to `sql` for its statements).
   const params = [...sql.params];

@@ -164,10 +164,13 @@ function repeatsSql(sql: Sql, from: string, column: string, words: readonly stri
      FROM ${from} WHERE (${pairs.map((pair) => `${column} @> ${sql.p(pair)}::text[]`).join(' OR ')}) AND ${also})`;
 }
 
-/** `column` holds an expansion of every term (no terms, or a term without expansions: nothing). */
-export function termsMatch(sql: Sql, column: string, terms: readonly Term[]): string {
+/**
+ * `column` holds an expansion of every term (no terms, or a term without expansions: nothing); `keys`
+ * turns a term's expansions (a parameter) into what `column` holds, when that is not the words themselves.
+ */
+export function termsMatch(sql: Sql, column: string, terms: readonly Term[], keys = (words: string): string => `${words}::text[]`): string {
   if (terms.length === 0 || terms.some((t) => t.expansions.length === 0)) return 'false';
-  return terms.map((t) => `${column} && ${sql.p(t.expansions)}::text[]`).join(' AND ');
+  return terms.map((t) => `${column} && ${keys(sql.p(t.expansions))}`).join(' AND ');
 }
 
 /**
