@@ -198,9 +198,9 @@ async function conditions(pool: pg.Pool, sql: Sql, q: EntitySearch, name: NameMa
   // Words within a city: each expansion's key in the city finds exactly its rows (migration 036). The
   // city's own condition is then an expression no index is on: ANDing a bitmap of every row of the
   // city (0.7 µs a row: WICOZ in MIAMI, 1.5 million rows, 1 s) would only cost.
-  const cityWords = name.kind === 'words' && q.principal_city !== undefined;
+  const city = q.principal_city !== undefined ? sql.p(q.principal_city) : null;
+  const cityWords = name.kind === 'words' && city !== null;
   if (name.kind === 'words') {
-    const city = cityWords ? sql.p(q.principal_city) : null;
     where.push(
       city === null
         ? termsMatch(sql, 'e.name_words', name.terms)
@@ -211,7 +211,7 @@ async function conditions(pool: pg.Pool, sql: Sql, q: EntitySearch, name: NameMa
   where.push(...rowFilters(sql, q, named, walked));
   // Every entity here is on the Florida registry.
   if (q.state !== undefined && q.state !== 'FL') where.push('false');
-  if (q.principal_city !== undefined) where.push(`${cityWords ? `(upper(e.principal_city) || '')` : 'upper(e.principal_city)'} = upper(${sql.p(q.principal_city)})`);
+  if (city !== null) where.push(`${cityWords ? `(upper(e.principal_city) || '')` : 'upper(e.principal_city)'} = upper(${city})`);
   if (q.principal_state !== undefined) where.push(`coalesce(e.principal_state, 'FL') = ${sql.p(q.principal_state)}`);
   if (q.doc_number_prefix !== undefined) {
     where.push(`e.document_number LIKE ${sql.p(q.doc_number_prefix.toUpperCase().replace(/[\\%_]/g, '\\$&'))} || '%'`);
