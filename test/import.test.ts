@@ -5,8 +5,10 @@ import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type pg from 'pg';
 import yazl from 'yazl';
 import { CopyWriter } from '../src/registry/import/copy.js';
+import { corporateDerivations, eventDerivations } from '../src/registry/import/derived.js';
 import { importFiles } from '../src/registry/import/index.js';
 import { countsDisagree } from './support/counts.js';
 import { corporate, event, fileOf, person, type Corp } from './support/records.js';
@@ -410,6 +412,20 @@ describe('COPY writer', () => {
       assert.equal((await client.query<{ n: number }>('SELECT count(*)::int AS n FROM copied')).rows[0]!.n, 10_000);
     } finally {
       client.release();
+    }
+  });
+});
+
+describe('full-load derivations', () => {
+  it('name every derived table they read, so a table keyed during the load is not locked under a reader', async () => {
+    const derivations = [...corporateDerivations('registry_next'), ...eventDerivations('registry_next')];
+    const derived = new Set(derivations.map((d) => d.table));
+    for (const d of derivations) {
+      const statements: string[] = [];
+      await d.build({ query: async (sql: string) => statements.push(sql) } as unknown as pg.PoolClient);
+      const read = new Set([...statements.join('\n').matchAll(/registry_next\.(\w+)/g)].map((m) => m[1]!));
+      const expected = [...read].filter((t) => derived.has(t) && t !== d.table).sort();
+      assert.deepEqual([...d.after].sort(), expected, d.table);
     }
   });
 });

@@ -218,7 +218,7 @@ export function corporateDerivations(s: Schema, words = WORD_THRESHOLDS): Deriva
     ),
     {
       table: 'entity_counts',
-      after: ['entity_postings'],
+      after: ['entity_words', 'entity_postings'],
       reads: 'entities',
       build: (c) => c.query(`INSERT INTO ${s}.entity_counts (slice, status, entity_type, filing_year, n) ${loadCountsSql(s)}`),
     },
