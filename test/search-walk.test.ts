@@ -179,6 +179,18 @@ describe('relevance pages: postings and walking agree with ranking every match',
     }
   });
 
+  it('keys of words in a city: the city upper-cased, a bar, each word in order (migration 036, by a loop since 037)', async () => {
+    const { rows } = await db.pool.query<{ k: string[] }>(
+      `SELECT registry.city_words(c, w) AS k FROM (VALUES ('Tampa', '{PEREZ,PALM,PEREZ}'::text[]), (NULL, '{SUN}'), ('Miami', '{}'), ('Miami', NULL), ('A|B', '{X,NULL}')) v(c, w)`,
+    );
+    assert.deepEqual(rows.map((r) => r.k), [['TAMPA|PEREZ', 'TAMPA|PALM', 'TAMPA|PEREZ'], ['|SUN'], [], [], ['A|B|X', null]]);
+    // Every row's keys as migration 036 defined them, by a query per row.
+    const { rows: differ } = await db.pool.query(`
+      SELECT document_number FROM registry.entities
+      WHERE registry.city_words(principal_city, name_words) IS DISTINCT FROM ARRAY(SELECT upper(coalesce(principal_city, '')) || '|' || w FROM unnest(name_words) w)`);
+    assert.deepEqual(differ, []);
+  });
+
   it('a word with a city: the page and total of the plain match, found through the keys of words in cities', async () => {
     // A rare word in the largest city and a frequent word in a small city, each found through the index
     // of its expansions' keys in the city (migration 036), not through the word's rows or the city's.
