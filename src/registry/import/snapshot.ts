@@ -165,9 +165,6 @@ async function buildTables(
   const pages = new Map(rows.map((r) => [r.relname, Number(r.pages)]));
   const nodes: PGraphNodeRecord = {};
   const edges: DependencyList = [];
-  // The derivations reading each derived table.
-  const readers = new Map<string, string[]>();
-  for (const d of derivations.values()) for (const t of d.after) readers.set(t, [...(readers.get(t) ?? []), d.table]);
   const timed = (what: string, run: () => Promise<unknown>) => async (): Promise<void> => {
     const started = Date.now();
     await run();
@@ -201,7 +198,8 @@ async function buildTables(
     const keys = (derived ? constraints : []).map((sql, i) => {
       const id = `key:${table}:${i}`;
       nodes[id] = { priority, run: timed(builtName(sql), () => pool.query(sql)) };
-      for (const b of [...built, ...(readers.get(table) ?? []).map((r) => `derive:${r}`)]) edges.push([b, id]);
+      const readers = [...derivations.values()].filter((d) => d.after.includes(table)).map((d) => `derive:${d.table}`);
+      for (const b of [...built, ...readers]) edges.push([b, id]);
       return id;
     });
     const ready = [...built, ...keys];
