@@ -1,7 +1,13 @@
 // The prewarm after a full load (relations read in order while they fit the budget, the rest named),
-// and the advice to put the server's shared memory on huge pages.
+// the advice to put the server's shared memory on huge pages, and a new embedded cluster's locale.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { projectRoot } from '../src/config/paths.js';
+import { startEmbedded } from '../src/db/embedded.js';
 import { prewarm } from '../src/db/prewarm.js';
 import { hugePagesAdvice, hugePagesLine } from '../src/db/tuning.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
@@ -38,5 +44,28 @@ describe('huge pages advice', () => {
     assert.equal(hugePagesLine(null, '3111'), null); // PostgreSQL 15 and 16 do not say
     const advice = await hugePagesAdvice(db.pool);
     assert.ok(advice === null || advice.includes('vm.nr_hugepages='));
+  });
+});
+
+describe('a new embedded cluster', () => {
+  it('compares text by bytes and keeps Unicode case mapping', async () => {
+    const dir = path.join(projectRoot, '.data', `locale-${randomBytes(4).toString('hex')}`);
+    const server = await startEmbedded(dir, { port: 0, settings: ['shared_buffers=16MB', 'huge_pages=off'] });
+    const client = new pg.Client({ connectionString: server.url });
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ datcollate: string; datctype: string }>(
+        'SELECT datcollate, datctype FROM pg_database WHERE datname = current_database()',
+      );
+      assert.deepEqual(rows[0], { datcollate: 'C', datctype: 'C.UTF-8' });
+      const words = ['b', 'B', 'a', 'É', '~', '0', 'Z', 'é'];
+      const sorted = await client.query<{ w: string }>('SELECT w FROM unnest($1::text[]) AS w ORDER BY w', [words]);
+      assert.deepEqual(sorted.rows.map((r) => r.w), [...words].sort()); // code point order
+      assert.equal((await client.query<{ u: string }>(`SELECT upper('émile') AS u`)).rows[0]!.u, 'ÉMILE');
+    } finally {
+      await client.end();
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

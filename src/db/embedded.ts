@@ -26,6 +26,15 @@ interface Credentials {
 
 const DATABASE = 'registry';
 
+/**
+ * A new cluster's text compares by bytes (`lc_collate` C) and its characters are Unicode (`lc_ctype`
+ * C.UTF-8, for upper() and lower()). PostgreSQL compares with memcmp and sorts on abbreviated keys
+ * only under C or POSIX; glibc's C.UTF-8 orders the same (by code point) through strcoll, more
+ * slowly, in every text index a full load builds and in every text comparison a search makes.
+ * Only a new cluster gets it (docs/search.md, twenty-first session).
+ */
+const INITDB_FLAGS = ['--encoding=UTF8', '--locale=C.UTF-8', '--lc-collate=C'];
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -107,7 +116,7 @@ export async function startEmbedded(
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as an unprivileged `postgres` user.
     createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8'],
+    initdbFlags: INITDB_FLAGS,
     postgresFlags: [...embeddedServerSettings(), ...(opts.settings ?? [])].flatMap((s) => ['-c', s]),
     onLog: log,
     onError: log,
