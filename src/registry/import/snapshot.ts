@@ -195,10 +195,10 @@ async function buildTables(
     // it waits for the derivations reading the table rather than for their locks (entity_words' key
     // held a connection idle for 60 s at 12.6 million entities). A copied table's keys are in place
     // already: they find a snapshot's repeated records.
+    const readers = [...derivations.values()].filter((d) => d.after.includes(table)).map((d) => `derive:${d.table}`);
     const keys = (derived ? constraints : []).map((sql, i) => {
       const id = `key:${table}:${i}`;
       nodes[id] = { priority, run: timed(builtName(sql), () => pool.query(sql)) };
-      const readers = [...derivations.values()].filter((d) => d.after.includes(table)).map((d) => `derive:${d.table}`);
       for (const b of [...built, ...readers]) edges.push([b, id]);
       return id;
     });
