@@ -222,7 +222,8 @@ describe('importer', () => {
     assert.deepEqual(await q(definitions), indexesBefore);
     assert.deepEqual(
       await q(`SELECT relname FROM pg_stat_user_tables WHERE schemaname = 'registry' AND last_analyze IS NULL AND relname = ANY($1::text[]) ORDER BY 1`, [
-        ['entities', 'officers', 'agents', 'agent_spellings', 'entity_words', 'officer_words', 'agent_words', 'address_words', 'entity_counts', 'entity_day_counts', 'entity_postings'],
+        ['entities', 'officers', 'agents', 'agent_spellings', 'entity_words', 'officer_words', 'agent_words', 'address_words',
+         'entity_word_keys', 'officer_word_keys', 'agent_word_keys', 'address_word_keys', 'entity_counts', 'entity_day_counts', 'entity_postings'],
       ]),
       [],
     );
@@ -249,7 +250,7 @@ describe('importer', () => {
     assert.equal(now.block, before.block, 'on the page it was on (a full page would have sent it to the end of the table)');
   });
 
-  it('shows each registered agent by its most frequent spellings, kept by the difference through daily files', async () => {
+  it('shows each registered agent by its most frequent spellings, kept by the difference through daily files with the word keys', async () => {
     // Every group as recounted from the entities themselves (mode() picks the first of equally frequent values).
     const recount = `
       SELECT agent_key, coalesce(agent_zip5, '') AS zip5, mode() WITHIN GROUP (ORDER BY agent_name) AS name,
@@ -265,6 +266,12 @@ describe('importer', () => {
       assert.deepEqual(await q(shown), await q(recount));
       assert.deepEqual(await q(`(${kept} EXCEPT ALL ${spellings}) UNION ALL (${spellings} EXCEPT ALL ${kept})`), []);
       assert.deepEqual(await q('SELECT id FROM registry.agents GROUP BY id HAVING count(*) > 1'), []);
+      // Each dictionary's deletion keys are those of its words: a new word arrives with its keys.
+      for (const kind of ['entity', 'officer', 'agent', 'address']) {
+        const keys = `SELECT key, word FROM registry.${kind}_word_keys`;
+        const recounted = `SELECT k, word FROM registry.${kind}_words, unnest(registry.word_keys(word)) AS k`;
+        assert.deepEqual(await q(`(${keys} EXCEPT ALL ${recounted}) UNION ALL (${recounted} EXCEPT ALL ${keys})`), [], kind);
+      }
     };
     const firm = (doc: string, agent: string, agentCity?: string, officers: Corp['officers'] = []): Buffer =>
       corporate({ doc, name: `FIRM ${doc} LLC`, agent, agentCity, officers });

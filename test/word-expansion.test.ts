@@ -1,5 +1,5 @@
 // Word expansion (terms.ts) finds a query word's neighbours through the dictionary's deletion keys
-// (migration 019). These tests hold the expansions against a brute-force edit distance scan, and the
+// (migrations 019 and 038). These tests hold the expansions against a brute-force edit distance scan, and the
 // trigram count the ranking bounds similarity with (normalize.ts) against pg_trgm itself.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -36,6 +36,15 @@ function mistype(word: string, edits: number, random: () => number): string {
     else if (chars.length > 1) chars.splice(at, 1);
   }
   return chars.join('');
+}
+
+/** Adds words to the entity dictionary, with their deletion keys (as a daily file's new words arrive). */
+async function addWords(dictionary: readonly string[]): Promise<void> {
+  await db.pool.query(
+    `WITH added AS (INSERT INTO registry.entity_words (word, n) SELECT w, 1 FROM unnest($1::text[]) w ON CONFLICT DO NOTHING RETURNING word)
+     INSERT INTO registry.entity_word_keys (key, word) SELECT k, word FROM added, unnest(registry.word_keys(word)) AS k`,
+    [dictionary],
+  );
 }
 
 /** Words of 4 to 13 letters, some with repeated letters (repeated trigrams). */
@@ -76,7 +85,7 @@ describe('word expansion', () => {
     // Eight letters allow two edits, reaching six-letter words; four to seven allow one, reaching three.
     // Substitutions need deletions on both sides: two in an eight-letter word, one in a four-letter one.
     const dictionary = ['QWERTY', 'QWE', 'ZXCVBNMA', 'QWERTYUIO', 'POIUYTRE', 'POIUY', 'ASDF'];
-    await db.pool.query('INSERT INTO registry.entity_words (word, n) SELECT w, 1 FROM unnest($1::text[]) w ON CONFLICT DO NOTHING', [dictionary]);
+    await addWords(dictionary);
     const queries = ['QWERTYUI', 'QWER', 'ZXCVBNM', 'QWERTYU', 'POIUYT', 'POXUYTRX', 'ASXF'];
     const terms = await expandWords(db.pool, 'entity_words', [...queries, 'ZZZ']);
     const near = (q: string) => terms.find((t) => t.word === q)!.expansions.filter((w) => dictionary.includes(w));
@@ -91,7 +100,7 @@ describe('word expansion', () => {
     const base = words(400, random);
     // The dictionary: the words and a few misspellings of each, so that every query has neighbours.
     const dictionary = [...new Set(base.flatMap((w) => [w, mistype(w, 1, random), mistype(w, 2, random), mistype(w, 3, random)]))];
-    await db.pool.query('INSERT INTO registry.entity_words (word, n) SELECT w, 1 FROM unnest($1::text[]) w ON CONFLICT DO NOTHING', [dictionary]);
+    await addWords(dictionary);
     let compared = 0;
     for (let i = 0; i + 1 < base.length; i += 2) {
       // Two words (a short and a long one, usually: one and two edits), then a word kept from the prefix tier.

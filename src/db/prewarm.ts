@@ -11,13 +11,13 @@ import type pg from 'pg';
  * Missing names are skipped (a unit loads only its own tables).
  */
 export const HOT_RELATIONS = [
-  'entity_words', 'entity_words_pkey', 'entity_words_keys_idx', 'entity_counts', 'entity_counts_pkey',
+  'entity_words', 'entity_words_pkey', 'entity_word_keys_idx', 'entity_counts', 'entity_counts_pkey',
   'entities_name_words_idx', 'entities_name_norm_idx', 'entities_name_core_idx', 'entities_first_word_order_idx',
   'entities_name_trgm_idx', 'entities_id_idx', 'entities', 'entity_postings_rank_idx',
-  'officer_words', 'officer_words_pkey', 'officer_words_keys_idx', 'officers_name_words_idx', 'officers_name_norm_cover_idx',
+  'officer_words', 'officer_words_pkey', 'officer_word_keys_idx', 'officers_name_words_idx', 'officers_name_norm_cover_idx',
   'officers_first_word_order_idx', 'officers_trgm_order_idx', 'officers_ref_idx',
-  'agent_words', 'agent_words_pkey', 'agent_words_keys_idx', 'agents', 'agents_pkey', 'agents_name_words_idx', 'agents_id_idx',
-  'address_words', 'address_words_pkey', 'address_words_keys_idx', 'entities_address_words_idx', 'entities_zip5_idx',
+  'agent_words', 'agent_words_pkey', 'agent_word_keys_idx', 'agents', 'agents_pkey', 'agents_name_words_idx', 'agents_id_idx',
+  'address_words', 'address_words_pkey', 'address_word_keys_idx', 'entities_address_words_idx', 'entities_zip5_idx',
 ] as const;
 
 /** The share of the server's declared cache (effective_cache_size) a prewarm may fill. */

@@ -38,9 +38,9 @@ export interface Term {
 const COUNTED_IN: ReadonlySet<Dictionary> = new Set(['entity_words']);
 
 /**
- * Expands query words against a dictionary, in one query. Neighbours come from the dictionary's index
- * of deletion keys (migration 019): the words sharing a key with the query word, checked for their
- * edit distance.
+ * Expands query words against a dictionary, in one query. Neighbours come from the dictionary's table
+ * of deletion keys (migrations 019 and 038; entity_words' is entity_word_keys): the words sharing a key
+ * with the query word, checked for their edit distance.
  */
 export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: readonly string[]): Promise<Term[]> {
   const used = words.slice(0, MAX_QUERY_WORDS);
@@ -68,7 +68,8 @@ export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: 
            SELECT word, n, ${counted} AS counted FROM registry.${dictionary} WHERE word = q.w
            UNION
            SELECT word, n, ${counted} FROM registry.${dictionary}
-           WHERE q.d > 0 AND f.frequent IS NOT TRUE AND registry.word_keys(word) && registry.word_deletes(q.w, q.d) AND levenshtein_less_equal(word, q.w, q.d) <= q.d
+           WHERE q.d > 0 AND f.frequent IS NOT TRUE AND levenshtein_less_equal(word, q.w, q.d) <= q.d
+             AND word IN (SELECT k.word FROM registry.${dictionary.slice(0, -1)}_keys k WHERE k.key = ANY(registry.word_deletes(q.w, q.d)))
            UNION
            (SELECT word, n, ${counted} FROM registry.${dictionary}
             WHERE q.prefix AND f.frequent IS NOT TRUE AND word > q.w AND word < q.w || '~'

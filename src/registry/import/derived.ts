@@ -24,13 +24,20 @@ export interface WordThresholds {
 
 export const WORD_THRESHOLDS: WordThresholds = { frequent: FREQUENT_WORD, counted: COUNTED_WORD };
 
-/** Each dictionary: its table, the array column of which table it counts, and whether its words have counts of their own. */
+/**
+ * Each dictionary: its table, the table of its words' deletion keys (migration 038), the array column
+ * of which table it counts, and whether its words have counts of their own.
+ */
 const DICTIONARIES = [
-  { table: 'entity_words', source: 'entities', column: 'name_words', counted: true },
-  { table: 'address_words', source: 'entities', column: 'address_words', counted: false },
-  { table: 'officer_words', source: 'officers', column: 'name_words', counted: false },
-  { table: 'agent_words', source: 'agents', column: 'name_words', counted: false },
+  { table: 'entity_words', keys: 'entity_word_keys', source: 'entities', column: 'name_words', counted: true },
+  { table: 'address_words', keys: 'address_word_keys', source: 'entities', column: 'address_words', counted: false },
+  { table: 'officer_words', keys: 'officer_word_keys', source: 'officers', column: 'name_words', counted: false },
+  { table: 'agent_words', keys: 'agent_word_keys', source: 'agents', column: 'name_words', counted: false },
 ] as const;
+
+/** The deletion-key rows of the dictionary words `words` selects (a query with a column `word`). */
+const wordKeysSql = (s: Schema, keys: string, words: string): string =>
+  `INSERT INTO ${s}.${keys} (key, word) SELECT k, word FROM (${words}) w, unnest(registry.word_keys(word)) AS k`;
 
 type Source = (typeof DICTIONARIES)[number]['source'];
 
@@ -203,8 +210,8 @@ export function corporateDerivations(s: Schema, words = WORD_THRESHOLDS): Deriva
     },
     // The table is empty here: every group is new.
     { table: 'agents', after: ['agent_spellings'], reads: 'entities', build: (c) => c.query(agentGroupsSql(s, '', `${s}.agents`)) },
-    ...DICTIONARIES.map(
-      (d): Derivation => ({
+    ...DICTIONARIES.flatMap((d): Derivation[] => [
+      {
         table: d.table,
         after: d.source === 'agents' ? ['agents'] : [],
         reads: d.source === 'officers' ? 'officers' : 'entities',
@@ -214,8 +221,14 @@ export function corporateDerivations(s: Schema, words = WORD_THRESHOLDS): Deriva
              SELECT w, count(*), count(*) >= ${Number(words.frequent)}${d.counted ? `, count(*) >= least(${Number(words.frequent)}, ${Number(words.counted)})` : ''}
              FROM ${s}.${d.source}, unnest(${d.column}) AS w GROUP BY w`,
           ),
-      }),
-    ),
+      },
+      {
+        table: d.keys,
+        after: [d.table],
+        reads: d.source === 'officers' ? 'officers' : 'entities',
+        build: (c) => c.query(wordKeysSql(s, d.keys, `SELECT word FROM ${s}.${d.table}`)),
+      },
+    ]),
     {
       table: 'entity_counts',
       after: ['entity_words', 'entity_postings'],
@@ -257,15 +270,21 @@ export async function rememberCorporateDerived(client: pg.PoolClient, s: Schema)
     SELECT o.* FROM ${s}.officers o JOIN chg_entities c ON c.document_number = o.document_number`);
 }
 
-/** Moves a dictionary's counts by the words of the rows leaving (`before`) and arriving (`after`). */
-async function moveDictionary(client: pg.PoolClient, s: Schema, table: string, column: string, before: string, after: string): Promise<void> {
+/**
+ * Moves a dictionary's counts by the words of the rows leaving (`before`) and arriving (`after`); a
+ * new word arrives with its deletion keys. The statement's parts share one snapshot, so the update
+ * sees only the words that were there before.
+ */
+async function moveDictionary(client: pg.PoolClient, s: Schema, d: (typeof DICTIONARIES)[number], before: string, after: string): Promise<void> {
   await client.query(`
-    INSERT INTO ${s}.${table} AS dict (word, n)
-    SELECT w, sum(delta) FROM (
-      SELECT w, 1 AS delta FROM ${after}, unnest(${column}) AS w
-      UNION ALL SELECT w, -1 FROM ${before}, unnest(${column}) AS w
-    ) moves GROUP BY w HAVING sum(delta) <> 0
-    ON CONFLICT (word) DO UPDATE SET n = dict.n + excluded.n`);
+    WITH moves AS MATERIALIZED (
+      SELECT w, sum(delta) AS delta FROM (
+        SELECT w, 1 AS delta FROM ${after}, unnest(${d.column}) AS w
+        UNION ALL SELECT w, -1 FROM ${before}, unnest(${d.column}) AS w
+      ) m GROUP BY w HAVING sum(delta) <> 0),
+    added AS (INSERT INTO ${s}.${d.table} (word, n) SELECT w, delta FROM moves ON CONFLICT (word) DO NOTHING RETURNING word),
+    keyed AS (${wordKeysSql(s, d.keys, 'SELECT word FROM added')})
+    UPDATE ${s}.${d.table} dict SET n = dict.n + m.delta FROM moves m WHERE dict.word = m.w`);
 }
 
 /**
@@ -314,7 +333,7 @@ export async function refreshCorporateDerived(client: pg.PoolClient, s: Schema):
     officers: ['old_officers', 'chg_officers'],
     agents: ['old_agents', 'new_agents'],
   };
-  for (const d of DICTIONARIES) await moveDictionary(client, s, d.table, d.column, ...rows[d.source]);
+  for (const d of DICTIONARIES) await moveDictionary(client, s, d, ...rows[d.source]);
 
   await client.query(`
     INSERT INTO ${s}.entity_counts AS c (slice, status, entity_type, filing_year, n)
