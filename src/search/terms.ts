@@ -34,13 +34,16 @@ export interface Term {
   readonly uncountedRows: number;
 }
 
+/** A dictionary's table of deletion keys (migration 038): entity_words' is entity_word_keys. */
+export const keysTable = (dictionary: Dictionary): string => `${dictionary.slice(0, -1)}_keys`;
+
 /** The dictionaries whose words can have counts of their own (migration 035). */
 const COUNTED_IN: ReadonlySet<Dictionary> = new Set(['entity_words']);
 
 /**
  * Expands query words against a dictionary, in one query. Neighbours come from the dictionary's table
- * of deletion keys (migrations 019 and 038; entity_words' is entity_word_keys): the words sharing a key
- * with the query word, checked for their edit distance.
+ * of deletion keys (migrations 019 and 038): the words sharing a key with the query word, checked for
+ * their edit distance.
  */
 export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: readonly string[]): Promise<Term[]> {
   const used = words.slice(0, MAX_QUERY_WORDS);
@@ -69,7 +72,7 @@ export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: 
            UNION
            SELECT word, n, ${counted} FROM registry.${dictionary}
            WHERE q.d > 0 AND f.frequent IS NOT TRUE AND levenshtein_less_equal(word, q.w, q.d) <= q.d
-             AND word IN (SELECT k.word FROM registry.${dictionary.slice(0, -1)}_keys k WHERE k.key = ANY(registry.word_deletes(q.w, q.d)))
+             AND word IN (SELECT k.word FROM registry.${keysTable(dictionary)} k WHERE k.key = ANY(registry.word_deletes(q.w, q.d)))
            UNION
            (SELECT word, n, ${counted} FROM registry.${dictionary}
             WHERE q.prefix AND f.frequent IS NOT TRUE AND word > q.w AND word < q.w || '~'

@@ -2,6 +2,7 @@
 // fuzzy expansion, precomputed counts, and each entity's last inactivating event. Built whole after
 // a snapshot load and moved by the difference after a set of changes.
 import type pg from 'pg';
+import { keysTable, type Dictionary } from '../../search/terms.js';
 import { KNOWN_EVENT_CODES, inactivationOf } from '../codes.js';
 
 export type Schema = 'registry' | 'registry_next';
@@ -24,20 +25,17 @@ export interface WordThresholds {
 
 export const WORD_THRESHOLDS: WordThresholds = { frequent: FREQUENT_WORD, counted: COUNTED_WORD };
 
-/**
- * Each dictionary: its table, the table of its words' deletion keys (migration 038), the array column
- * of which table it counts, and whether its words have counts of their own.
- */
+/** Each dictionary: its table, the array column of which table it counts, and whether its words have counts of their own. */
 const DICTIONARIES = [
-  { table: 'entity_words', keys: 'entity_word_keys', source: 'entities', column: 'name_words', counted: true },
-  { table: 'address_words', keys: 'address_word_keys', source: 'entities', column: 'address_words', counted: false },
-  { table: 'officer_words', keys: 'officer_word_keys', source: 'officers', column: 'name_words', counted: false },
-  { table: 'agent_words', keys: 'agent_word_keys', source: 'agents', column: 'name_words', counted: false },
+  { table: 'entity_words', source: 'entities', column: 'name_words', counted: true },
+  { table: 'address_words', source: 'entities', column: 'address_words', counted: false },
+  { table: 'officer_words', source: 'officers', column: 'name_words', counted: false },
+  { table: 'agent_words', source: 'agents', column: 'name_words', counted: false },
 ] as const;
 
-/** The deletion-key rows of the dictionary words `words` selects (a query with a column `word`). */
-const wordKeysSql = (s: Schema, keys: string, words: string): string =>
-  `INSERT INTO ${s}.${keys} (key, word) SELECT k, word FROM (${words}) w, unnest(registry.word_keys(word)) AS k`;
+/** Inserts the deletion keys (migration 038) of the words of `dictionary` that `words` selects (a query with a column `word`). */
+const wordKeysSql = (s: Schema, dictionary: Dictionary, words: string): string =>
+  `INSERT INTO ${s}.${keysTable(dictionary)} (key, word) SELECT k, word FROM (${words}) w, unnest(registry.word_keys(word)) AS k`;
 
 type Source = (typeof DICTIONARIES)[number]['source'];
 
@@ -210,25 +208,23 @@ export function corporateDerivations(s: Schema, words = WORD_THRESHOLDS): Deriva
     },
     // The table is empty here: every group is new.
     { table: 'agents', after: ['agent_spellings'], reads: 'entities', build: (c) => c.query(agentGroupsSql(s, '', `${s}.agents`)) },
-    ...DICTIONARIES.flatMap((d): Derivation[] => [
-      {
-        table: d.table,
-        after: d.source === 'agents' ? ['agents'] : [],
-        reads: d.source === 'officers' ? 'officers' : 'entities',
-        build: (c) =>
-          c.query(
-            `INSERT INTO ${s}.${d.table} (word, n, frequent${d.counted ? ', counted' : ''})
-             SELECT w, count(*), count(*) >= ${Number(words.frequent)}${d.counted ? `, count(*) >= least(${Number(words.frequent)}, ${Number(words.counted)})` : ''}
-             FROM ${s}.${d.source}, unnest(${d.column}) AS w GROUP BY w`,
-          ),
-      },
-      {
-        table: d.keys,
-        after: [d.table],
-        reads: d.source === 'officers' ? 'officers' : 'entities',
-        build: (c) => c.query(wordKeysSql(s, d.keys, `SELECT word FROM ${s}.${d.table}`)),
-      },
-    ]),
+    ...DICTIONARIES.flatMap((d): Derivation[] => {
+      const reads = d.source === 'officers' ? 'officers' : 'entities';
+      return [
+        {
+          table: d.table,
+          after: d.source === 'agents' ? ['agents'] : [],
+          reads,
+          build: (c) =>
+            c.query(
+              `INSERT INTO ${s}.${d.table} (word, n, frequent${d.counted ? ', counted' : ''})
+               SELECT w, count(*), count(*) >= ${Number(words.frequent)}${d.counted ? `, count(*) >= least(${Number(words.frequent)}, ${Number(words.counted)})` : ''}
+               FROM ${s}.${d.source}, unnest(${d.column}) AS w GROUP BY w`,
+            ),
+        },
+        { table: keysTable(d.table), after: [d.table], reads, build: (c) => c.query(wordKeysSql(s, d.table, `SELECT word FROM ${s}.${d.table}`)) },
+      ];
+    }),
     {
       table: 'entity_counts',
       after: ['entity_words', 'entity_postings'],
@@ -283,7 +279,7 @@ async function moveDictionary(client: pg.PoolClient, s: Schema, d: (typeof DICTI
         UNION ALL SELECT w, -1 FROM ${before}, unnest(${d.column}) AS w
       ) m GROUP BY w HAVING sum(delta) <> 0),
     added AS (INSERT INTO ${s}.${d.table} (word, n) SELECT w, delta FROM moves ON CONFLICT (word) DO NOTHING RETURNING word),
-    keyed AS (${wordKeysSql(s, d.keys, 'SELECT word FROM added')})
+    keyed AS (${wordKeysSql(s, d.table, 'SELECT word FROM added')})
     UPDATE ${s}.${d.table} dict SET n = dict.n + m.delta FROM moves m WHERE dict.word = m.w`);
 }
 
