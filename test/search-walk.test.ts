@@ -429,6 +429,38 @@ describe('sorted listings: walking the sort index agrees with sorting every matc
   });
 });
 
+describe('sorted listings oldest first', () => {
+  it('read the undated matches after every dated one, on pages that reach them', async () => {
+    const { rows } = await db.pool.query<{ c: string; t: string }>(
+      'SELECT principal_city AS c, entity_type AS t FROM registry.entities WHERE principal_city IS NOT NULL AND filing_date IS NOT NULL GROUP BY 1, 2 ORDER BY count(*) DESC, 1, 2 LIMIT 1',
+    );
+    const { c, t } = rows[0]!;
+    const daily = path.join(dir, '20261122c.txt');
+    const undated = ['L26810000004', 'L26810000002', 'L26810000003', 'L26810000001'];
+    await writeFile(daily, fileOf(undated.map((doc, i) => corporate({ doc, name: `UNDATED OLDEST ${i} LLC`, fileDate: '', status: 'A', type: t, city: i < 3 ? c : 'NOWHERE' }))));
+    await importFiles(db.pool, [daily], { frequentWord: 25, countedWord: 5 });
+    const walking = createSearch(db.pool, async () => 1, { sortAllBelow: 0 });
+    let reached = 0;
+    for (const extra of [{}, { entity_type: [t] }, { status: ['active' as const] }, { principal_city: c.toLowerCase() }, { status: ['active' as const], entity_type: [t] }]) {
+      const { total } = await whole.entities({ sort: 'date_oldest', limit: 1, offset: 0, ...extra });
+      // Straddling the last dated rows and the undated ones, within the undated ones, and past the end.
+      for (const offset of [0, total - 6, total - 2, total + 1]) {
+        const q = { sort: 'date_oldest' as const, limit: 5, offset, ...extra };
+        const [a, b] = await Promise.all([whole.entities(q), walking.entities(q)]);
+        assert.deepEqual(b, a, JSON.stringify(q));
+        reached += b.hits.filter((h) => undated.includes(h.document_number)).length;
+      }
+      const last = await whole.entities({ sort: 'date_oldest', limit: 3, offset: total - 3, ...extra });
+      // (A hit without a filing date shows its last transaction's date instead.)
+      const lastDocs = last.hits.map((h) => h.document_number);
+      const dated = await db.pool.query('SELECT 1 FROM registry.entities WHERE document_number = ANY($1) AND filing_date IS NOT NULL', [lastDocs]);
+      assert.equal(lastDocs.length, 3, JSON.stringify(extra));
+      assert.equal(dated.rowCount, 0, JSON.stringify(extra));
+    }
+    assert.ok(reached >= 10, `pages reached ${reached} undated rows`);
+  });
+});
+
 describe('sorted listings of one status and one type', () => {
   it('walk the date index of the filter that reads fewer rows before the page is full', () => {
     // Inactive LLCs: the oldest inactive entities are corporations, the oldest LLCs mostly inactive.

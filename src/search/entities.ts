@@ -388,6 +388,36 @@ async function typeNameWalk(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, 
   return ((q.offset + q.limit) * typeRows) / Math.max(1, matches) <= WALK_ROWS_MAX;
 }
 
+/**
+ * A page oldest first, walked: there is no ascending date index (migration 039); the newest-first
+ * ones read backwards give each day's rows by descending document number and the undated rows
+ * first. So the dated rows are read in date order and each day's re-sorted by document number (an
+ * incremental sort of one day), and the undated rows, which come last oldest first as newest first,
+ * are read by a page that reaches them, counted only when it begins past every dated row.
+ */
+async function oldestFirstWalk(pool: pg.Pool, sql: Sql, where: string, q: EntitySearch, matches: number): Promise<number[]> {
+  const dated = sql.fork();
+  const { rows } = await pool.query<{ id: number }>(
+    `SELECT e.id FROM registry.entities e WHERE ${where} AND e.filing_date IS NOT NULL
+     ORDER BY e.filing_date ASC NULLS FIRST, e.document_number ASC OFFSET ${dated.p(q.offset)} LIMIT ${dated.p(q.limit)}`,
+    dated.params,
+  );
+  const ids = rows.map((r) => r.id);
+  if (ids.length === q.limit) return ids;
+  const undatedRows = `registry.entities e WHERE ${where} AND e.filing_date IS NULL`;
+  let offset = 0;
+  if (ids.length === 0) {
+    const { rows: counted } = await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${undatedRows}`, sql.params);
+    offset = q.offset - (matches - counted[0]!.n);
+  }
+  const undated = sql.fork();
+  const { rows: more } = await pool.query<{ id: number }>(
+    `SELECT e.id FROM ${undatedRows} ORDER BY e.document_number ASC OFFSET ${undated.p(offset)} LIMIT ${undated.p(q.limit - ids.length)}`,
+    undated.params,
+  );
+  return [...ids, ...more.map((r) => r.id)];
+}
+
 /** The refs of the requested page, in order. */
 async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: string[], q: EntitySearch, name: NameMatch, total: Total, totalAddedUp: boolean): Promise<number[]> {
   const where = conds.join(' AND ') || 'true';
@@ -403,6 +433,7 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
     // matches are a handful (2,000: a rare type in a large city would read much of the city first).
     const sortAllBelow = name.kind === 'none' && q.principal_city !== undefined ? ctx.sortAllBelow / 25 : ctx.sortAllBelow;
     const walk = matches >= sortAllBelow || (await typeNameWalk(pool, ctx, q, name, sort, matches));
+    if (walk && sort === 'date_oldest') return oldestFirstWalk(pool, s, where, q, matches);
     const from = walk ? `registry.entities e WHERE ${where}` : `(SELECT * FROM registry.entities e WHERE ${where} OFFSET 0) e`;
     const { rows } = await pool.query<{ id: number }>(
       `SELECT e.id FROM ${from} ORDER BY ${SORT_ORDER[sort]} OFFSET ${s.p(q.offset)} LIMIT ${s.p(q.limit)}`,
