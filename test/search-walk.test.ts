@@ -94,6 +94,16 @@ describe('ranked postings', () => {
          OR p.status <> e.status OR p.entity_type <> e.entity_type OR p.city IS DISTINCT FROM upper(e.principal_city)
          OR NOT (CASE WHEN p.slice LIKE 'w:%' THEN substr(p.slice, 3) = ANY(e.name_words) ELSE e.name_core LIKE substr(p.slice, 3) || '%' END)`);
     assert.deepEqual((await wrong()).rows, []);
+    // The full load wrote them in the rank index's order (derived.ts, RANK_ORDER), so that the index
+    // build found its input sorted; the postings of entities no daily file changed are where it put them.
+    const outOfOrder = await db.pool.query(`
+      SELECT count(*)::int AS n, count(*) FILTER (WHERE heap <> rank)::int AS misplaced FROM (
+        SELECT row_number() OVER (ORDER BY p.ctid) AS heap,
+               row_number() OVER (ORDER BY p.slice, p.prefix DESC, p.sim DESC, p.filed DESC, p.document_number) AS rank
+        FROM registry.entity_postings p JOIN registry.entities e ON e.id = p.id
+        WHERE e.source_date = (SELECT snapshot_date FROM dataset_state)) x`);
+    assert.ok(outOfOrder.rows[0].n > 5000, `${outOfOrder.rows[0].n} postings loaded`);
+    assert.equal(outOfOrder.rows[0].misplaced, 0);
     // As migration 033 gives the postings of a dataset loaded before it their cities.
     await db.pool.query('UPDATE registry.entity_postings SET city = NULL');
     await db.pool.query(await readFile(path.join(projectRoot, 'src/db/migrations/033_posting_city.sql'), 'utf8'));
