@@ -105,19 +105,13 @@ async function load(url: string, pool: pg.Pool): Promise<ImportFigures> {
             round(extract(epoch FROM finished_at - started_at)::numeric, 1)::float8 AS seconds
      FROM imports ORDER BY file_date, id`,
   );
-  // A snapshot's events file loads while its corporate file is built: from the first start to the last end.
-  const { rows: spans } = await pool.query<{ seconds: number }>(
-    `SELECT round(extract(epoch FROM max(finished_at) - min(started_at))::numeric, 1)::float8 AS seconds
-     FROM imports WHERE kind LIKE 'quarterly%' GROUP BY file_date`,
-  );
   const sum = (xs: number[]): number => Math.round(xs.reduce((a, b) => a + b, 0) * 10) / 10;
   const daily = rows.filter((r) => r.kind.startsWith('daily')).map((r) => r.seconds);
-  const snapshot = sum(spans.map((r) => r.seconds));
   return {
     imported_now: summary.totals.files_imported,
-    snapshot_seconds: snapshot,
+    snapshot_seconds: sum(rows.filter((r) => r.kind.startsWith('quarterly')).map((r) => r.seconds)),
     daily_seconds_max: Math.max(0, ...daily),
-    total_seconds: sum([snapshot, ...daily]),
+    total_seconds: sum(rows.map((r) => r.seconds)),
     per_file: rows.map(({ file, records, seconds }) => ({ file, records, seconds })),
   };
 }

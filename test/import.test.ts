@@ -9,7 +9,7 @@ import type pg from 'pg';
 import yazl from 'yazl';
 import { CopyWriter } from '../src/registry/import/copy.js';
 import { corporateDerivations, eventDerivations } from '../src/registry/import/derived.js';
-import { ImportRefused, importFiles } from '../src/registry/import/index.js';
+import { importFiles } from '../src/registry/import/index.js';
 import { countsDisagree } from './support/counts.js';
 import { corporate, event, fileOf, person, type Corp } from './support/records.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
@@ -85,13 +85,6 @@ describe('importer', () => {
     const warmed = lines.flatMap((l, i) => (/^dataset: prewarmed \d+ relations/.test(l) ? [i] : []));
     assert.equal(warmed.length, 1, lines.join('\n'));
     assert.ok(lines.slice(0, warmed[0]).some((l) => l.startsWith('corevent.zip: derived tables')));
-    // The events file loaded while the corporate file's tables were built, each in a staging schema
-    // of its own, and neither schema is left.
-    assert.deepEqual(
-      await q(`SELECT (SELECT started_at FROM imports WHERE file_name = 'corevent.zip') < (SELECT finished_at FROM imports WHERE file_name = 'cordata.zip') AS overlapped`),
-      [{ overlapped: true }],
-    );
-    assert.deepEqual(await q(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'registry%' ORDER BY 1`), [{ nspname: 'registry' }]);
     assert.deepEqual(first.files.map((f) => [f.kind, f.status, f.records_loaded, f.records_rejected]), [
       ['quarterly_corporate', 'imported', 4, 0],
       ['quarterly_events', 'imported', 1, 0],
@@ -407,26 +400,6 @@ describe('importer', () => {
       { slice: 'w:SUN', status: 'A', entity_type: 'FLAL', filing_year: 2001, n: 1 },
       { slice: 'w:SUN', status: 'I', entity_type: 'DOMP', filing_year: -1, n: 1 },
     ]);
-  });
-});
-
-describe('a snapshot refused', () => {
-  it('leaves its events file unloaded, since that load starts only once the corporate records pass', async () => {
-    const before = await q(`SELECT file_name FROM imports ORDER BY id`);
-    const corp = await snapshotZip('cordata.zip', { 'cordata0.txt': fileOf(docs(2, 'R').map(corporate), true) }, '2026-12-01');
-    const events = await snapshotZip(
-      'corevent.zip',
-      { 'corevent0.txt': fileOf([event({ doc: 'R00000000001', seq: 1, code: 'CORAPVOLDS', filed: '11252026' })], true) },
-      '2026-12-01',
-    );
-    const seen: number[] = [];
-    await assert.rejects(
-      importFiles(db.pool, [corp, events], { refuse: (stats) => (seen.push(stats.read), stats.read === 2 ? 'refused for the test' : null) }),
-      (err) => err instanceof ImportRefused && err.file === 'cordata.zip',
-    );
-    assert.deepEqual(seen, [2]);
-    assert.deepEqual(await q(`SELECT file_name FROM imports ORDER BY id`), before);
-    assert.deepEqual(await q(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'registry%' ORDER BY 1`), [{ nspname: 'registry' }]);
   });
 });
 

@@ -4,8 +4,7 @@ import { openDatabase, type Database } from '../db/index.js';
 
 /** Runs `work` with the database open, closing it (and an embedded server this process started) after. */
 export async function withDatabase<T>(work: (db: Database, config: Config) => Promise<T>, config = loadConfig()): Promise<T> {
-  // An import's lock, and two connections each for a snapshot's corporate and events files loading at once.
-  const db = await openDatabase(config, { poolSize: 6 });
+  const db = await openDatabase(config, { poolSize: 4 });
   try {
     return await work(db, config);
   } finally {

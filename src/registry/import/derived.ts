@@ -5,8 +5,7 @@ import type pg from 'pg';
 import { keysTable, type Dictionary } from '../../search/terms.js';
 import { KNOWN_EVENT_CODES, inactivationOf } from '../codes.js';
 
-/** The live schema, or a full load's staging schema for the corporate or the events file (snapshot.ts). */
-export type Schema = 'registry' | 'registry_next' | 'registry_next_events';
+export type Schema = 'registry' | 'registry_next';
 
 /** A word in at least this many rows is frequent: it matches itself only, and has its own counts. */
 export const FREQUENT_WORD = 20_000;

@@ -6,7 +6,7 @@ import { prewarmDataset } from '../../db/prewarm.js';
 import { datasetAfterImport, moveDatasetCounts, type DatasetCounts } from '../dataset.js';
 import { parseCorporate, parseEvent } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges, openChangeSet, type ChangeCounts } from './changes.js';
-import { createProgress, silentProgress, type Progress } from './progress.js';
+import { silentProgress, type Progress } from './progress.js';
 import { readRecords, type ReadStats, type Reject } from './read.js';
 import { entityRow, eventRow, officerRows } from './rows.js';
 import { loadSnapshot, type SnapshotOptions } from './snapshot.js';
@@ -150,75 +150,8 @@ async function vacuumDataset(pool: pg.Pool, log: (line: string) => void): Promis
   }
 }
 
-/** Applies one file unless it was imported before; `afterCopy` runs once a snapshot's records are all in. */
-async function importFile(pool: pg.Pool, file: SourceFile, opts: ImportOptions, afterCopy: () => void = () => {}): Promise<FileSummary> {
-  const progress = opts.progress ?? silentProgress;
-  const log = opts.log ?? (() => {});
-  const started = Date.now();
-  const startedAt = new Date(started);
-  const sum = await checksum(file.path);
-  const seen = await pool.query('SELECT 1 FROM imports WHERE file_name = $1 AND checksum = $2', [file.name, sum]);
-  const base = { file: file.path, kind: file.kind, file_date: file.fileDate };
-  if (seen.rowCount) {
-    log(`${file.name}: already imported, skipped`);
-    return { ...base, status: 'already_imported', records_read: 0, records_loaded: 0, records_updated: 0, records_skipped_older: 0, records_rejected: 0, rejects: [], elapsed_ms: Date.now() - started };
-  }
-  const o: Outcome = file.fullLoad
-    ? await loadSnapshot(
-        pool,
-        file,
-        progress,
-        log,
-        (client, r) => recordImport(client, file, sum, startedAt, { ...r, updated: 0, skippedOlder: 0 }),
-        (stats) => {
-          checkRefusal(file, stats, opts.refuse);
-          afterCopy();
-        },
-        opts,
-      ).then((r) => ({ ...r, updated: 0, skippedOlder: 0 }))
-    : await applyChanges(pool, file, sum, startedAt, progress, opts.refuse);
-  for (const r of o.rejects.slice(0, REJECTS_SHOWN)) log(`rejected ${r.file} line ${r.line}: ${r.reason}`);
-  log(`${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ${o.skippedOlder} older than stored, ${o.rejected} rejected`);
-  return {
-    ...base,
-    status: 'imported',
-    records_read: o.read,
-    records_loaded: o.loaded,
-    records_updated: o.updated,
-    records_skipped_older: o.skippedOlder,
-    records_rejected: o.rejected,
-    rejects: o.rejects.slice(0, REJECTS_SHOWN),
-    elapsed_ms: Date.now() - started,
-  };
-}
-
-/** A quarterly snapshot's two zips of one date: they fill different tables, each in a staging schema of its own. */
-const isSnapshotPair = (a: SourceFile, b: SourceFile): boolean =>
-  a.fullLoad && b.fullLoad && a.kind === 'quarterly_corporate' && b.kind === 'quarterly_events' && a.fileDate === b.fileDate;
-
-/**
- * A snapshot's corporate and events files. The events file loads once the corporate records are
- * copied, while their tables and indexes are built: the corporate copy keeps both cores and this
- * thread busy, its build leaves this thread idle, and the events copy alone leaves a third of the
- * cores idle. Either file may be applied without the other, as when they are imported one by one.
- */
-async function importPair(pool: pg.Pool, corporate: SourceFile, events: SourceFile, opts: ImportOptions): Promise<FileSummary[]> {
-  // Its progress as log lines: the corporate file's steps are logged meanwhile, and would break a live bar.
-  const eventsOpts = opts.progress && opts.log ? { ...opts, progress: createProgress(opts.log, { tty: false }) } : opts;
-  let eventsRun: Promise<FileSummary> | undefined;
-  const startEvents = (): Promise<FileSummary> => (eventsRun ??= importFile(pool, events, eventsOpts));
-  let first: FileSummary;
-  try {
-    first = await importFile(pool, corporate, opts, () => void startEvents().catch(() => {}));
-  } finally {
-    // Whatever became of the corporate file, an events load started beside it ends before this does.
-    await eventsRun?.catch(() => {});
-  }
-  // Not started yet when the corporate file had been imported before.
-  return [first, await startEvents()];
-}
-
 export async function importFiles(pool: pg.Pool, paths: readonly string[], opts: ImportOptions = {}): Promise<ImportSummary> {
+  const progress = opts.progress ?? silentProgress;
   const log = opts.log ?? (() => {});
   const { files, ignored } = await discover(paths);
   const lock = await pool.connect();
@@ -232,22 +165,48 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
       log('another import is running; waiting for it to finish');
       await lock.query('SELECT pg_advisory_lock($1)', [IMPORT_LOCK]);
     }
-    for (let i = 0; i < files.length; i++) {
-      const file = files[i]!;
-      const partner = files[i + 1];
-      const pair = partner !== undefined && isSnapshotPair(file, partner);
-      const step = pair ? [file, partner] : [file];
-      const done = pair ? await importPair(pool, file, partner, opts) : [await importFile(pool, file, opts)];
-      i += step.length - 1;
-      const applied = step.filter((_, k) => done[k]!.status === 'imported');
-      fullLoaded ||= applied.some((f) => f.fullLoad);
+    for (const [i, file] of files.entries()) {
+      const started = Date.now();
+      const startedAt = new Date(started);
+      const sum = await checksum(file.path);
+      const seen = await pool.query('SELECT 1 FROM imports WHERE file_name = $1 AND checksum = $2', [file.name, sum]);
+      const base = { file: file.path, kind: file.kind, file_date: file.fileDate };
+      if (seen.rowCount) {
+        log(`${file.name}: already imported, skipped`);
+        summaries.push({ ...base, status: 'already_imported', records_read: 0, records_loaded: 0, records_updated: 0, records_skipped_older: 0, records_rejected: 0, rejects: [], elapsed_ms: Date.now() - started });
+        continue;
+      }
+      const o: Outcome = file.fullLoad
+        ? await loadSnapshot(
+            pool,
+            file,
+            progress,
+            log,
+            (client, r) => recordImport(client, file, sum, startedAt, { ...r, updated: 0, skippedOlder: 0 }),
+            (stats) => checkRefusal(file, stats, opts.refuse),
+            opts,
+          ).then((r) => ({ ...r, updated: 0, skippedOlder: 0 }))
+        : await applyChanges(pool, file, sum, startedAt, progress, opts.refuse);
+      fullLoaded ||= file.fullLoad;
       // Once a snapshot's tables are all in (the next file is not another), before the daily files:
       // they read the same rows and index pages at random.
-      if (applied.some((f) => f.fullLoad) && !files[i + 1]?.fullLoad) {
+      if (file.fullLoad && !files[i + 1]?.fullLoad) {
         await warmDataset(pool, log);
         appliedSinceWarm = false;
-      } else if (applied.some((f) => !f.fullLoad)) appliedSinceWarm = true;
-      summaries.push(...done);
+      } else if (!file.fullLoad) appliedSinceWarm = true;
+      for (const r of o.rejects.slice(0, REJECTS_SHOWN)) log(`rejected ${r.file} line ${r.line}: ${r.reason}`);
+      log(`${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ${o.skippedOlder} older than stored, ${o.rejected} rejected`);
+      summaries.push({
+        ...base,
+        status: 'imported',
+        records_read: o.read,
+        records_loaded: o.loaded,
+        records_updated: o.updated,
+        records_skipped_older: o.skippedOlder,
+        records_rejected: o.rejected,
+        rejects: o.rejects.slice(0, REJECTS_SHOWN),
+        elapsed_ms: Date.now() - started,
+      });
     }
     // Daily files also read and write index pages the prewarm left cold, which push the hot pages
     // out of the cache: after daily files the searches ran on random reads again (docs/search.md,

@@ -1,6 +1,5 @@
-// A full load of a quarterly snapshot: records are copied into fresh tables of a staging schema
-// (`registry_next` for the corporate file, `registry_next_events` for the events file, so that the two
-// can load at once), indexed like the live ones, topped up with live changes newer than the snapshot,
+// A full load of a quarterly snapshot: records are copied into fresh tables of the schema
+// `registry_next`, indexed like the live ones, topped up with live changes newer than the snapshot,
 // and swapped into `registry` in one transaction. Readers see the old dataset or the new, never a mix.
 import { PGraph, PGraphError, type DependencyList, type PGraphNodeRecord } from 'p-graph';
 import type pg from 'pg';
@@ -8,15 +7,14 @@ import { inTransaction } from '../../db/pool.js';
 import { parseCorporate, parseEvent, type CorporateRecord, type EventRecord } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges } from './changes.js';
 import { CopyWriter } from './copy.js';
-import { COUNTED_WORD, FREQUENT_WORD, corporateDerivations, eventDerivations, type Derivation, type Schema, type WordThresholds } from './derived.js';
+import { COUNTED_WORD, FREQUENT_WORD, corporateDerivations, eventDerivations, type Derivation, type WordThresholds } from './derived.js';
 import { parseWorkers, readCorporateInParallel } from './parallel.js';
 import type { Progress } from './progress.js';
 import { readRecords, type ReadStats } from './read.js';
 import { ENTITY_COLUMNS, EVENT_COLUMNS, OFFICER_COLUMNS, entityRow, eventRow, officerRows } from './rows.js';
 import type { SourceFile } from './sources.js';
 
-const CORPORATE_STAGE = 'registry_next' satisfies Schema;
-const EVENTS_STAGE = 'registry_next_events' satisfies Schema;
+const NEXT = 'registry_next';
 
 /** Snapshots from this size on are parsed on worker threads (below, starting them costs more than it saves). */
 const PARALLEL_FROM_BYTES = 64 * 1024 * 1024;
@@ -32,9 +30,6 @@ export interface SnapshotOptions {
 }
 
 interface Unit {
-  /** The schema the file's tables are built in, and the one the live tables are moved to and dropped with. */
-  readonly stage: Exclude<Schema, 'registry'>;
-  readonly retired: string;
   /** Tables loaded straight from the records (COPY ... FREEZE into tables created in the same transaction). */
   readonly copied: ReadonlyArray<{ table: string; columns: readonly string[] }>;
   /** Tables built afterwards from the copied ones (from `registry_next`). */
@@ -48,13 +43,11 @@ interface Unit {
 }
 
 const corporateUnit: Unit = {
-  stage: CORPORATE_STAGE,
-  retired: 'registry_retired',
   copied: [
     { table: 'entities', columns: ENTITY_COLUMNS },
     { table: 'officers', columns: OFFICER_COLUMNS },
   ],
-  derivations: (words) => corporateDerivations(CORPORATE_STAGE, words),
+  derivations: (words) => corporateDerivations(NEXT, words),
   async read(file, [entities, officers], progress, parallelFromBytes) {
     if (file.contentBytes >= parallelFromBytes) return readCorporateInParallel(file, [entities!, officers!], parseWorkers(), progress);
     let id = 0;
@@ -74,8 +67,8 @@ const corporateUnit: Unit = {
     );
   },
   async dedupe(client) {
-    await client.query(`DELETE FROM ${CORPORATE_STAGE}.entities a USING ${CORPORATE_STAGE}.entities b WHERE a.document_number = b.document_number AND a.id < b.id`);
-    await client.query(`DELETE FROM ${CORPORATE_STAGE}.officers o WHERE NOT EXISTS (SELECT 1 FROM ${CORPORATE_STAGE}.entities e WHERE e.id = o.entity_id)`);
+    await client.query(`DELETE FROM ${NEXT}.entities a USING ${NEXT}.entities b WHERE a.document_number = b.document_number AND a.id < b.id`);
+    await client.query(`DELETE FROM ${NEXT}.officers o WHERE NOT EXISTS (SELECT 1 FROM ${NEXT}.entities e WHERE e.id = o.entity_id)`);
   },
   async carryOver(client, snapshotDate) {
     await client.query(
@@ -87,21 +80,19 @@ const corporateUnit: Unit = {
       `CREATE TEMP TABLE chg_officers ON COMMIT DROP AS
        SELECT o.*, 0 AS ord FROM registry.officers o JOIN chg_entities c ON c.document_number = o.document_number`,
     );
-    const counts = await applyCorporateChanges(client, CORPORATE_STAGE);
+    const counts = await applyCorporateChanges(client, NEXT);
     return counts.loaded + counts.updated;
   },
 };
 
 const eventUnit: Unit = {
-  stage: EVENTS_STAGE,
-  retired: 'registry_retired_events',
   copied: [{ table: 'events', columns: EVENT_COLUMNS }],
-  derivations: () => eventDerivations(EVENTS_STAGE),
+  derivations: () => eventDerivations(NEXT),
   read: (file, [events], progress) =>
     readRecords<EventRecord>(file, parseEvent, (e) => events!.write(eventRow(e, file.fileDate)), () => events!.drained(), progress),
   async dedupe(client) {
     await client.query(
-      `DELETE FROM ${EVENTS_STAGE}.events a USING ${EVENTS_STAGE}.events b
+      `DELETE FROM ${NEXT}.events a USING ${NEXT}.events b
        WHERE a.document_number = b.document_number AND a.sequence = b.sequence AND a.ctid < b.ctid`,
     );
   },
@@ -109,30 +100,30 @@ const eventUnit: Unit = {
     await client.query(`CREATE TEMP TABLE chg_events ON COMMIT DROP AS SELECT *, 0 AS ord FROM registry.events WHERE source_date > $1`, [
       snapshotDate,
     ]);
-    const counts = await applyEventChanges(client, EVENTS_STAGE);
+    const counts = await applyEventChanges(client, NEXT);
     return counts.loaded + counts.updated;
   },
 };
 
 /** The staged copy of a live table, with its storage options (fillfactor) before any row is written. */
-async function createLike(client: pg.PoolClient, stage: string, table: string): Promise<void> {
-  await client.query(`CREATE TABLE ${stage}.${table} (LIKE registry.${table} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING STORAGE)`);
+async function createLike(client: pg.PoolClient, table: string): Promise<void> {
+  await client.query(`CREATE TABLE ${NEXT}.${table} (LIKE registry.${table} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING STORAGE)`);
   const { rows } = await client.query<{ options: string | null }>(
     `SELECT array_to_string(reloptions, ', ') AS options FROM pg_class WHERE oid = ('registry.' || $1)::regclass`,
     [table],
   );
-  if (rows[0]?.options) await client.query(`ALTER TABLE ${stage}.${table} SET (${rows[0].options})`);
+  if (rows[0]?.options) await client.query(`ALTER TABLE ${NEXT}.${table} SET (${rows[0].options})`);
 }
 
 /** The live table's constraints and indexes, as statements for its staged copy. */
-async function indexStatements(pool: pg.Pool, stage: string, table: string): Promise<{ constraints: string[]; indexes: string[] }> {
+async function indexStatements(pool: pg.Pool, table: string): Promise<{ constraints: string[]; indexes: string[] }> {
   const { rows: cons } = await pool.query<{ sql: string }>(
-    `SELECT format('ALTER TABLE ${stage}.%I ADD CONSTRAINT %I %s', $1::text, conname, pg_get_constraintdef(c.oid)) AS sql
+    `SELECT format('ALTER TABLE ${NEXT}.%I ADD CONSTRAINT %I %s', $1::text, conname, pg_get_constraintdef(c.oid)) AS sql
      FROM pg_constraint c WHERE conrelid = ('registry.' || $1)::regclass AND contype IN ('p', 'u')`,
     [table],
   );
   const { rows: idx } = await pool.query<{ sql: string }>(
-    `SELECT replace(pg_get_indexdef(i.indexrelid), ' ON registry.', ' ON ${stage}.') AS sql
+    `SELECT replace(pg_get_indexdef(i.indexrelid), ' ON registry.', ' ON ${NEXT}.') AS sql
      FROM pg_index i WHERE i.indrelid = ('registry.' || $1)::regclass
        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)`,
     [table],
@@ -168,7 +159,7 @@ async function buildTables(
   log: (line: string) => void,
 ): Promise<void> {
   const { rows } = await pool.query<{ relname: string; pages: number }>(
-    `SELECT relname, greatest(relpages, 1) AS pages FROM pg_class WHERE relnamespace = '${unit.stage}'::regnamespace AND relname = ANY($1::text[])`,
+    `SELECT relname, greatest(relpages, 1) AS pages FROM pg_class WHERE relnamespace = '${NEXT}'::regnamespace AND relname = ANY($1::text[])`,
     [unit.copied.map((c) => c.table)],
   );
   const pages = new Map(rows.map((r) => [r.relname, Number(r.pages)]));
@@ -177,7 +168,7 @@ async function buildTables(
   const timed = (what: string, run: () => Promise<unknown>) => async (): Promise<void> => {
     const started = Date.now();
     await run();
-    log(`${what} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    log(`  ${what} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   };
   for (const table of [...unit.copied.map((c) => c.table), ...derivations.keys()]) {
     const derived = derivations.get(table);
@@ -196,7 +187,7 @@ async function buildTables(
             await c.query(
               `SELECT set_config('work_mem', current_setting('maintenance_work_mem'), true), set_config('enable_memoize', 'off', true)`,
             );
-            await createLike(c, unit.stage, table);
+            await createLike(c, table);
             await derived.build(c);
           }),
         ),
@@ -225,7 +216,7 @@ async function buildTables(
     });
     // Derived rows were inserted, not copied frozen: vacuumed, their pages are marked all-visible and
     // index-only scans (the ranked postings' filtered pages) skip the table.
-    const analyze = `${derived ? 'VACUUM (ANALYZE)' : 'ANALYZE'} ${unit.stage}.${table}`;
+    const analyze = `${derived ? 'VACUUM (ANALYZE)' : 'ANALYZE'} ${NEXT}.${table}`;
     nodes[`analyze:${table}`] = { priority: 1, run: timed(`statistics of ${table}`, () => pool.query(analyze)) };
     for (const b of all) edges.push([b, `analyze:${table}`]);
   }
@@ -243,8 +234,8 @@ async function copyRecords(pool: pg.Pool, unit: Unit, file: SourceFile, progress
     for (const [i, { table, columns }] of unit.copied.entries()) {
       const client = clients[i]!;
       await client.query('BEGIN');
-      await createLike(client, unit.stage, table);
-      writers.push(new CopyWriter(client, `COPY ${unit.stage}.${table} (${columns.join(', ')}) FROM STDIN WITH (FREEZE)`));
+      await createLike(client, table);
+      writers.push(new CopyWriter(client, `COPY ${NEXT}.${table} (${columns.join(', ')}) FROM STDIN WITH (FREEZE)`));
     }
     const stats = await unit.read(file, writers, progress, parallelFromBytes);
     for (const [i, w] of writers.entries()) {
@@ -283,9 +274,9 @@ export interface SnapshotResult extends ReadStats {
 }
 
 /**
- * Loads a quarterly snapshot into its staging schema and swaps it in; `finish` runs inside the swap
- * transaction (to record the import with it). `check` sees the records read once they are all copied,
- * and may throw to give the snapshot up before anything is built from it.
+ * Loads a quarterly snapshot into `registry_next` and swaps it in; `finish` runs inside the swap
+ * transaction (to record the import with it). `check` sees the records read and may throw to give
+ * the snapshot up before anything is built from it.
  */
 export async function loadSnapshot(
   pool: pg.Pool,
@@ -304,9 +295,8 @@ export async function loadSnapshot(
   const unit = file.kind === 'quarterly_corporate' ? corporateUnit : eventUnit;
   const derivations = new Map(unit.derivations({ frequent: frequentWord, counted: countedWord }).map((d) => [d.table, d]));
   const tables = [...unit.copied.map((c) => c.table), ...derivations.keys()];
-  const { stage, retired } = unit;
-  await pool.query(`DROP SCHEMA IF EXISTS ${stage} CASCADE`);
-  await pool.query(`CREATE SCHEMA ${stage}`);
+  await pool.query(`DROP SCHEMA IF EXISTS ${NEXT} CASCADE`);
+  await pool.query(`CREATE SCHEMA ${NEXT}`);
   try {
     progress.start(`loading ${file.name}`, file.contentBytes);
     let stats: ReadStats;
@@ -317,32 +307,31 @@ export async function loadSnapshot(
     }
     step(`copied ${stats.read} records`);
     check(stats);
-    const definitions = new Map(await Promise.all(tables.map(async (t) => [t, await indexStatements(pool, stage, t)] as const)));
+    const definitions = new Map(await Promise.all(tables.map(async (t) => [t, await indexStatements(pool, t)] as const)));
     const of = (names: readonly string[], part: 'constraints' | 'indexes'): string[] => names.flatMap((t) => definitions.get(t)![part]);
     await addKeys(pool, unit, of(unit.copied.map((c) => c.table), 'constraints'));
     step('primary keys');
-    // Its steps' lines name the file: the events file's interleave with the corporate file's (importFiles).
-    await buildTables(pool, unit, derivations, definitions, (line) => log(`  ${file.name}: ${line}`));
+    await buildTables(pool, unit, derivations, definitions, log);
     step('derived tables, indexes and statistics');
     const carriedOver = await inTransaction(pool, (c) => unit.carryOver(c, file.fileDate));
     step(`carried over ${carriedOver} newer records`);
 
-    const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${stage}.${unit.copied[0]!.table}`);
+    const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${NEXT}.${unit.copied[0]!.table}`);
     const result: SnapshotResult = { ...stats, loaded: rows[0]!.n, carriedOver };
     await inTransaction(pool, async (client) => {
       await client.query("SET LOCAL lock_timeout = '60s'");
-      await client.query(`CREATE SCHEMA ${retired}`);
+      await client.query('CREATE SCHEMA registry_retired');
       for (const t of tables) {
-        await client.query(`ALTER TABLE registry.${t} SET SCHEMA ${retired}`);
-        await client.query(`ALTER TABLE ${stage}.${t} SET SCHEMA registry`);
+        await client.query(`ALTER TABLE registry.${t} SET SCHEMA registry_retired`);
+        await client.query(`ALTER TABLE ${NEXT}.${t} SET SCHEMA registry`);
       }
-      await client.query(`DROP SCHEMA ${retired} CASCADE`);
-      await client.query(`DROP SCHEMA ${stage}`);
+      await client.query('DROP SCHEMA registry_retired CASCADE');
+      await client.query(`DROP SCHEMA ${NEXT}`);
       await finish(client, result);
     });
     return result;
   } catch (err) {
-    await pool.query(`DROP SCHEMA IF EXISTS ${stage} CASCADE`).catch(() => {});
+    await pool.query(`DROP SCHEMA IF EXISTS ${NEXT} CASCADE`).catch(() => {});
     throw err;
   }
 }
