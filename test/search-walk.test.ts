@@ -132,6 +132,22 @@ describe('ranked postings', () => {
   });
 });
 
+/** A text's trigram count as pg_trgm gives it, as SQL: what the importer stores beside each name (renames here set it too). */
+const TRGM = (text: string): string => `coalesce(array_length(show_trgm(${text}), 1), 0)`;
+
+describe('trigram counts', () => {
+  it('are stored by the importer as pg_trgm counts them, after a full load and daily files', async () => {
+    const { rows } = await db.pool.query<{ rows: number; wrong: number }>(`
+      SELECT count(*)::int AS rows, count(*) FILTER (WHERE wrong)::int AS wrong FROM (
+        SELECT name_trgm <> ${TRGM('name_core')} OR address_trgm <> ${TRGM('address_norm')} AS wrong FROM registry.entities
+        UNION ALL SELECT name_trgm <> ${TRGM('name_norm')} FROM registry.officers) x`);
+    assert.ok(rows[0]!.rows > 3000, `${rows[0]!.rows} rows`);
+    assert.equal(rows[0]!.wrong, 0);
+    const changed = await db.pool.query(`SELECT count(*)::int AS n FROM registry.entities WHERE source_date > (SELECT snapshot_date FROM dataset_state)`);
+    assert.ok(changed.rows[0].n > 0, 'daily files wrote some of them');
+  });
+});
+
 describe('precomputed counts', () => {
   it('hold every entity by status, type and filing year in each slice, as the entities now are', async () => {
     assert.deepEqual(await countsDisagree(db.pool), []);
@@ -608,7 +624,8 @@ describe('officer exact tier', () => {
     );
     const rename = (o: { document_number: string; slot: number }, shown: string, norm: string) =>
       db.pool.query(
-        'UPDATE registry.officers SET name = $3, name_norm = $4, name_sorted = $4, name_words = ARRAY[$5] WHERE document_number = $1 AND slot = $2',
+        `UPDATE registry.officers SET name = $3, name_norm = $4, name_sorted = $4, name_words = ARRAY[$5], name_trgm = ${TRGM('$4')}
+         WHERE document_number = $1 AND slot = $2`,
         [o.document_number, o.slot, shown, norm, word],
       );
     await rename(two.rows[0]!, 'ZZZZ', word);
@@ -627,7 +644,7 @@ describe('officer exact tier', () => {
     // A short name (few trigrams) ranks early in the tier; the first word is not the word itself.
     const planted = `${word}Q ${word}`;
     await db.pool.query(
-      `UPDATE registry.officers SET name = $1, name_norm = $1, name_sorted = $1, name_words = ARRAY[$2, $3]
+      `UPDATE registry.officers SET name = $1, name_norm = $1, name_sorted = $1, name_words = ARRAY[$2, $3], name_trgm = ${TRGM('$1')}
        WHERE (document_number, slot) = (SELECT document_number, slot FROM registry.officers WHERE NOT ($3 = ANY(name_words)) ORDER BY document_number, slot LIMIT 1)`,
       [planted, `${word}Q`, word],
     );
@@ -706,7 +723,8 @@ describe('officer exact tier', () => {
     );
     for (const t of targets) {
       await db.pool.query(
-        'UPDATE registry.officers SET name = $3, name_norm = $3, name_sorted = $4, name_words = $5 WHERE document_number = $1 AND slot = $2',
+        `UPDATE registry.officers SET name = $3, name_norm = $3, name_sorted = $4, name_words = $5, name_trgm = ${TRGM('$3')}
+         WHERE document_number = $1 AND slot = $2`,
         [t.document_number, t.slot, name, sortedWords(name.split(' ')), name.split(' ')],
       );
     }

@@ -393,7 +393,7 @@ export async function refreshCorporateDerived(client: pg.PoolClient, s: Schema):
   const moved = `(o.name_core, o.filing_date, o.status, o.entity_type, upper(o.principal_city))
     IS DISTINCT FROM (c.name_core, c.filing_date, c.status, c.entity_type, upper(c.principal_city))`;
   const leaving = `(SELECT o.* FROM old_entities o JOIN chg_entities c USING (document_number) WHERE ${moved})`;
-  // Arriving rows as stored (chg_entities has no name_trgm: PostgreSQL generates it as a row is written).
+  // Arriving rows as the entities table now holds them.
   const arriving = `(SELECT n.* FROM chg_entities c JOIN ${s}.entities n USING (document_number)
     LEFT JOIN old_entities o USING (document_number) WHERE o.document_number IS NULL OR ${moved})`;
   await client.query(`
