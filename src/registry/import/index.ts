@@ -125,13 +125,16 @@ async function warmDataset(pool: pg.Pool, log: (line: string) => void): Promise<
 
 /**
  * The tables whose covering indexes searches read index-only (the postings' rank index, the entities'
- * status and type date indexes, the officers' name index), vacuumed after daily files. A page a file
- * changed is not all-visible, and an index-only scan reads the table there; autovacuum waits for a
- * fifth of a table to change, which a quarter of daily files never reaches. A vacuum marks such a page
- * again only once its dead rows are gone from the indexes, a pass it skips while they are on under 2%
- * of the pages: the postings, with one index (4.4 s at 12.6 million entities), always take it. S of
- * type DOMNP passed 11,316 postings on such pages after ten daily files, none after the pass
- * (docs/search.md, sixteenth session).
+ * status and type date indexes, the officers' name index), vacuumed after a snapshot and after daily
+ * files. A full load's own vacuum of the postings marks no page all-visible while a statement older
+ * than their rows still runs, as the other connection's index build often is at full scale; run once
+ * the load is in, it does (the copied tables were frozen by their COPY, and pass in a moment). A page
+ * a file changed is not all-visible, and an index-only scan reads the table there; autovacuum waits
+ * for a fifth of a table to change, which a quarter of daily files never reaches. A vacuum marks such
+ * a page again only once its dead rows are gone from the indexes, a pass it skips while they are on
+ * under 2% of the pages: the postings, with one index (4.4 s at 12.6 million entities), always take
+ * it. S of type DOMNP passed 11,316 postings on such pages after ten daily files, none after the pass
+ * (docs/search.md, sixteenth and twenty-eighth sessions).
  */
 const INDEX_ONLY_TABLES = [
   { table: 'entity_postings', options: '(INDEX_CLEANUP ON)' },
@@ -139,7 +142,7 @@ const INDEX_ONLY_TABLES = [
   { table: 'officers', options: '' },
 ] as const;
 
-/** Vacuums INDEX_ONLY_TABLES after daily files; like the prewarm, a failure is logged, not thrown. */
+/** Vacuums INDEX_ONLY_TABLES after a snapshot or daily files; like the prewarm, a failure is logged, not thrown. */
 async function vacuumDataset(pool: pg.Pool, log: (line: string) => void): Promise<void> {
   const started = Date.now();
   try {
@@ -189,8 +192,9 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
         : await applyChanges(pool, file, sum, startedAt, progress, opts.refuse);
       fullLoaded ||= file.fullLoad;
       // Once a snapshot's tables are all in (the next file is not another), before the daily files:
-      // they read the same rows and index pages at random.
+      // they read the same rows and index pages at random. The vacuum first (see INDEX_ONLY_TABLES).
       if (file.fullLoad && !files[i + 1]?.fullLoad) {
+        await vacuumDataset(pool, log);
         await warmDataset(pool, log);
         appliedSinceWarm = false;
       } else if (!file.fullLoad) appliedSinceWarm = true;
