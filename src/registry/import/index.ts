@@ -127,8 +127,8 @@ async function warmDataset(pool: pg.Pool, log: (line: string) => void): Promise<
  * The tables whose covering indexes searches read index-only (the postings' rank index, the entities'
  * status and type date indexes, the officers' name index), vacuumed after a snapshot and after daily
  * files. A full load's own vacuum of the postings marks no page all-visible while a statement older
- * than their rows still runs, as the other connection's index build often is at full scale; run once
- * the load is in, it does (the copied tables were frozen by their COPY, and pass in a moment). A page
+ * than their rows still runs, as the other connection's index build may be; run once the load is in,
+ * it does (a second when they are marked already; the copied tables were frozen by their COPY). A page
  * a file changed is not all-visible, and an index-only scan reads the table there; autovacuum waits
  * for a fifth of a table to change, which a quarter of daily files never reaches. A vacuum marks such
  * a page again only once its dead rows are gone from the indexes, a pass it skips while they are on
