@@ -205,16 +205,21 @@ describe('importer', () => {
     // A snapshot older than the load held until its tables are built, as a long index build on the
     // load's other connection does at full scale: the load's own vacuum then marks no page all-visible.
     const older = await db.pool.connect();
-    await older.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-    await older.query('SELECT 1');
     let released: Promise<unknown> | undefined;
-    const r = await importFiles(db.pool, [snapshot], {
-      log: (line) => {
-        if (line.startsWith('cordata.zip: derived tables')) released ??= older.query('COMMIT');
-      },
-    });
-    await released;
-    older.release();
+    let r: Awaited<ReturnType<typeof importFiles>>;
+    try {
+      await older.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await older.query('SELECT 1');
+      r = await importFiles(db.pool, [snapshot], {
+        log: (line) => {
+          if (line.startsWith('cordata.zip: derived tables')) released ??= older.query('COMMIT');
+        },
+      });
+    } finally {
+      // Never back in the pool inside its transaction, whatever the load did.
+      await (released ?? older.query('ROLLBACK'));
+      older.release();
+    }
     loading = false;
     await reader;
     assert.ok(released, 'the load logged its derived tables');
