@@ -399,6 +399,37 @@ describe('importer', () => {
     assert.deepEqual(await q(`SELECT name FROM registry.entities WHERE document_number = $1`, [many[0]!.doc]), [{ name: 'W RENAMED LLC' }]);
   });
 
+  it('parses an events snapshot on worker threads into the same rows as on one thread, the last of a repeated event kept', async () => {
+    // 4,000 lines of 664 bytes: the first member is cut into two blocks (2 MB at most), on two workers.
+    // Its last line repeats the first event and must win: events have no id, their duplicates are told
+    // apart by where COPY wrote them, so blocks are written in order whichever is parsed first (which
+    // this test cannot force). The second member holds a blank line, a malformed one and an
+    // unterminated last line.
+    const ev = (i: number, description?: string) =>
+      event({ doc: `E${String(i).padStart(11, '0')}`, seq: 1 + (i % 3), code: 'AMENDMENT', filed: '03042021', ...(description ? { description } : {}) });
+    const snapshot = await snapshotZip(
+      'corevent.zip',
+      {
+        'corevent0.txt': fileOf([...Array.from({ length: 3999 }, (_, i) => ev(i)), ev(0, 'REPEATED LAST')], true),
+        'corevent1.txt': Buffer.concat([fileOf([ev(4000), Buffer.alloc(0), Buffer.alloc(300, 0x41)], true), ev(4001)]),
+      },
+      '2026-11-02',
+    );
+    const loaded = () => q(`SELECT to_jsonb(e) AS row FROM registry.events e ORDER BY document_number, sequence`);
+    const [inOrder] = (await importFiles(db.pool, [snapshot])).files;
+    const expected = await loaded();
+    await q(`DELETE FROM imports WHERE file_name = 'corevent.zip'`);
+    const [onWorkers] = (await importFiles(db.pool, [snapshot], { parallelFromBytes: 0 })).files;
+    const got = await loaded();
+
+    const outcome = (f: typeof inOrder) => [f!.records_read, f!.records_loaded, f!.records_rejected, f!.rejects.map((x) => `${x.file}:${x.line}`)];
+    assert.deepEqual(outcome(onWorkers), outcome(inOrder));
+    assert.deepEqual(outcome(onWorkers), [4003, 4001, 1, ['corevent.zip:corevent1.txt:3']]);
+    assert.equal(got.length, 4001);
+    assert.deepEqual(got, expected);
+    assert.deepEqual(await q(`SELECT description FROM registry.events WHERE document_number = $1`, ['E00000000000']), [{ description: 'REPEATED LAST' }]);
+  });
+
   it('counts a full load by status, type and filing year in every slice, undated entities and no city included', async () => {
     const snapshot = await snapshotZip(
       'cordata.zip',

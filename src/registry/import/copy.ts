@@ -63,6 +63,13 @@ export class CopyWriter {
     if (this.buffer.length >= 1 << 18) this.send();
   }
 
+  /** Queues rows already encoded as COPY text (sent as they are, after what is queued). */
+  writeBytes(bytes: Uint8Array, rows: number): void {
+    this.send();
+    this.stream.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    this.rows += rows;
+  }
+
   private send(): void {
     if (this.buffer === '') return;
     this.stream.write(this.buffer);

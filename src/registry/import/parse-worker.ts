@@ -1,56 +1,88 @@
-// A worker thread of a snapshot load: turns batches of raw corporate records into COPY text for the
-// entities and officers tables (parsing and normalizing are most of a load's CPU).
+// A worker thread of a snapshot load: turns a block of raw lines (whole lines, as the file holds
+// them) into COPY text for the record kind's tables, encoded, so that the main thread only hands
+// blocks over and writes bytes (parsing, normalizing and encoding are most of a load's CPU).
 import { parentPort } from 'node:worker_threads';
 import { MalformedRecord } from '../decode.js';
-import { parseCorporate } from '../parse.js';
+import { parseCorporate, parseEvent } from '../parse.js';
 import { copyRow } from './copy.js';
-import { entityRow, officerRows } from './rows.js';
+import { entityRow, eventRow, officerRows } from './rows.js';
+
+/** The record kinds a worker parses, each into the COPY text of its tables (in the unit's order). */
+export type RecordKind = 'corporate' | 'events';
 
 export interface ParseRequest {
   readonly id: number;
-  /** The batch's lines, back to back. */
+  readonly kind: RecordKind;
+  /** Whole lines, LF-terminated but for a member's unterminated last line. */
   readonly bytes: Uint8Array;
-  /** Where each line ends in `bytes`. */
-  readonly ends: Int32Array;
-  /** Each line's number in its file (for rejects). */
-  readonly numbers: Int32Array;
-  /** The entity id of the batch's first line; line k gets firstId + k (rejected lines leave gaps). */
+  /** The number in its member of the block's first line (for rejects). */
+  readonly firstLine: number;
+  /** The entity id of the block's first line; line k gets firstId + k (blank and rejected lines leave gaps). */
   readonly firstId: number;
   readonly sourceDate: string;
 }
 
 export interface ParseReply {
   readonly id: number;
-  readonly entities: string;
-  readonly officers: string;
+  /** Each table's rows as encoded COPY text. */
+  readonly tables: Uint8Array[];
+  /** Rows of the first table. */
   readonly records: number;
+  /** Lines that were not blank. */
+  readonly read: number;
   readonly rejects: ReadonlyArray<{ line: number; reason: string }>;
 }
 
+const LF = 0x0a;
+const CR = 0x0d;
+/** A DOS end-of-file mark or a blank line is not a record (as lines.ts). */
+const isBlank = (b: Buffer): boolean => b.length === 0 || (b.length === 1 && b[0] === 0x1a);
+
+/** Appends one record's rows to `texts`; throws MalformedRecord for a line to reject. */
+const ROWS: Record<RecordKind, { tables: number; add(line: Buffer, id: number, sourceDate: string, texts: string[]): void }> = {
+  corporate: {
+    tables: 2,
+    add(line, id, sourceDate, texts) {
+      const r = parseCorporate(line);
+      texts[0] += copyRow(entityRow(r, id, sourceDate));
+      for (const o of officerRows(r, id)) texts[1] += copyRow(o);
+    },
+  },
+  events: {
+    tables: 1,
+    add(line, _id, sourceDate, texts) {
+      texts[0] += copyRow(eventRow(parseEvent(line), sourceDate));
+    },
+  },
+};
+
+const encoder = new TextEncoder();
 const port = parentPort!;
 
 port.on('message', (req: ParseRequest) => {
   const buf = Buffer.from(req.bytes.buffer, req.bytes.byteOffset, req.bytes.byteLength);
-  let entities = '';
-  let officers = '';
+  const kind = ROWS[req.kind];
+  const texts = Array.from({ length: kind.tables }, () => '');
   let records = 0;
+  let read = 0;
   const rejects: Array<{ line: number; reason: string }> = [];
-  let start = 0;
-  for (let k = 0; k < req.ends.length; k++) {
-    const end = req.ends[k]!;
-    const line = buf.subarray(start, end);
-    start = end;
+  for (let start = 0, k = 0; start < buf.length; k++) {
+    const nl = buf.indexOf(LF, start);
+    const stop = nl === -1 ? buf.length : nl;
+    const line = buf.subarray(start, stop > start && buf[stop - 1] === CR ? stop - 1 : stop);
+    start = stop + 1;
+    if (isBlank(line)) continue;
+    read++;
     try {
-      const r = parseCorporate(line);
-      const id = req.firstId + k;
-      entities += copyRow(entityRow(r, id, req.sourceDate));
-      for (const o of officerRows(r, id)) officers += copyRow(o);
+      kind.add(line, req.firstId + k, req.sourceDate, texts);
       records++;
     } catch (err) {
       if (!(err instanceof MalformedRecord)) throw err;
-      rejects.push({ line: req.numbers[k]!, reason: err.message });
+      rejects.push({ line: req.firstLine + k, reason: err.message });
     }
   }
-  const reply: ParseReply = { id: req.id, entities, officers, records, rejects };
-  port.postMessage(reply);
+  // Encoded here and moved, not copied: the main thread writes the bytes as they are.
+  const tables = texts.map((t) => encoder.encode(t));
+  const reply: ParseReply = { id: req.id, tables, records, read, rejects };
+  port.postMessage(reply, tables.map((t) => t.buffer as ArrayBuffer));
 });

@@ -8,7 +8,7 @@ import { parseCorporate, parseEvent, type CorporateRecord, type EventRecord } fr
 import { applyCorporateChanges, applyEventChanges } from './changes.js';
 import { CopyWriter } from './copy.js';
 import { COUNTED_WORD, FREQUENT_WORD, corporateDerivations, eventDerivations, type Derivation, type WordThresholds } from './derived.js';
-import { parseWorkers, readCorporateInParallel } from './parallel.js';
+import { parseWorkers, readInParallel } from './parallel.js';
 import type { Progress } from './progress.js';
 import { readRecords, type ReadStats } from './read.js';
 import { ENTITY_COLUMNS, EVENT_COLUMNS, OFFICER_COLUMNS, entityRow, eventRow, officerRows } from './rows.js';
@@ -25,7 +25,7 @@ export interface SnapshotOptions {
   frequentWord?: number;
   /** Rows a word of entity names must be in to have counts of its own (COUNTED_WORD). */
   countedWord?: number;
-  /** Corporate snapshots from this many bytes on are parsed on worker threads (PARALLEL_FROM_BYTES). */
+  /** Snapshot files from this many bytes on are parsed on worker threads (PARALLEL_FROM_BYTES). */
   parallelFromBytes?: number;
 }
 
@@ -49,7 +49,7 @@ const corporateUnit: Unit = {
   ],
   derivations: (words) => corporateDerivations(NEXT, words),
   async read(file, [entities, officers], progress, parallelFromBytes) {
-    if (file.contentBytes >= parallelFromBytes) return readCorporateInParallel(file, [entities!, officers!], parseWorkers(), progress);
+    if (file.contentBytes >= parallelFromBytes) return readInParallel(file, 'corporate', [entities!, officers!], parseWorkers(), progress);
     let id = 0;
     return readRecords<CorporateRecord>(
       file,
@@ -88,8 +88,10 @@ const corporateUnit: Unit = {
 const eventUnit: Unit = {
   copied: [{ table: 'events', columns: EVENT_COLUMNS }],
   derivations: () => eventDerivations(NEXT),
-  read: (file, [events], progress) =>
-    readRecords<EventRecord>(file, parseEvent, (e) => events!.write(eventRow(e, file.fileDate)), () => events!.drained(), progress),
+  read: (file, [events], progress, parallelFromBytes) =>
+    file.contentBytes >= parallelFromBytes
+      ? readInParallel(file, 'events', [events!], parseWorkers(), progress)
+      : readRecords<EventRecord>(file, parseEvent, (e) => events!.write(eventRow(e, file.fileDate)), () => events!.drained(), progress),
   async dedupe(client) {
     await client.query(
       `DELETE FROM ${NEXT}.events a USING ${NEXT}.events b
