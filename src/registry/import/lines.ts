@@ -6,10 +6,12 @@ export interface Line {
   readonly bytes: Buffer;
 }
 
-const LF = 0x0a;
+export const LF = 0x0a;
 const CR = 0x0d;
 /** A DOS end-of-file mark or a blank line is not a record. */
-const isBlank = (b: Buffer): boolean => b.length === 0 || (b.length === 1 && b[0] === 0x1a);
+export const isBlank = (b: Buffer): boolean => b.length === 0 || (b.length === 1 && b[0] === 0x1a);
+/** The line of `buf` from `start` to `stop` (its LF, or the end of the bytes), without a CR before it. */
+export const lineOf = (buf: Buffer, start: number, stop: number): Buffer => buf.subarray(start, stop > start && buf[stop - 1] === CR ? stop - 1 : stop);
 
 /** Yields the lines of `chunks`, in batches. A batch's buffers point into the chunk it came from. */
 export async function* lineBatches(chunks: AsyncIterable<Buffer>): AsyncGenerator<Line[]> {
@@ -21,9 +23,8 @@ export async function* lineBatches(chunks: AsyncIterable<Buffer>): AsyncGenerato
     const batch: Line[] = [];
     let start = 0;
     for (let nl = buf.indexOf(LF, start); nl !== -1; nl = buf.indexOf(LF, start)) {
-      const end = nl > start && buf[nl - 1] === CR ? nl - 1 : nl;
       number++;
-      const bytes = buf.subarray(start, end);
+      const bytes = lineOf(buf, start, nl);
       if (!isBlank(bytes)) batch.push({ number, bytes });
       start = nl + 1;
     }
@@ -31,7 +32,7 @@ export async function* lineBatches(chunks: AsyncIterable<Buffer>): AsyncGenerato
     if (batch.length) yield batch;
   }
   if (carry) {
-    const bytes = carry[carry.length - 1] === CR ? carry.subarray(0, -1) : carry;
+    const bytes = lineOf(carry, 0, carry.length);
     number++;
     if (!isBlank(bytes)) yield [{ number, bytes }];
   }

@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../../workers.js';
 import type { CopyWriter } from './copy.js';
+import { LF } from './lines.js';
 import type { ParseReply, ParseRequest, RecordKind } from './parse-worker.js';
 import type { Progress } from './progress.js';
 import { countedChunks, keepReject, type ReadStats } from './read.js';
@@ -15,7 +16,6 @@ const BLOCK_BYTES = 2 << 20;
 /** Blocks each worker may hold at once. */
 const AHEAD_PER_WORKER = 2;
 
-const LF = 0x0a;
 
 /**
  * Parse workers to use: one per core. This thread (reading and feeding) and PostgreSQL (taking the

@@ -5,6 +5,7 @@ import { parentPort } from 'node:worker_threads';
 import { MalformedRecord } from '../decode.js';
 import { parseCorporate, parseEvent } from '../parse.js';
 import { copyRow } from './copy.js';
+import { LF, isBlank, lineOf } from './lines.js';
 import { entityRow, eventRow, officerRows } from './rows.js';
 
 /** The record kinds a worker parses, each into the COPY text of its tables (in the unit's order). */
@@ -32,11 +33,6 @@ export interface ParseReply {
   readonly read: number;
   readonly rejects: ReadonlyArray<{ line: number; reason: string }>;
 }
-
-const LF = 0x0a;
-const CR = 0x0d;
-/** A DOS end-of-file mark or a blank line is not a record (as lines.ts). */
-const isBlank = (b: Buffer): boolean => b.length === 0 || (b.length === 1 && b[0] === 0x1a);
 
 /** Appends one record's rows to `texts`; throws MalformedRecord for a line to reject. */
 const ROWS: Record<RecordKind, { tables: number; add(line: Buffer, id: number, sourceDate: string, texts: string[]): void }> = {
@@ -69,7 +65,7 @@ port.on('message', (req: ParseRequest) => {
   for (let start = 0, k = 0; start < buf.length; k++) {
     const nl = buf.indexOf(LF, start);
     const stop = nl === -1 ? buf.length : nl;
-    const line = buf.subarray(start, stop > start && buf[stop - 1] === CR ? stop - 1 : stop);
+    const line = lineOf(buf, start, stop);
     start = stop + 1;
     if (isBlank(line)) continue;
     read++;
