@@ -371,8 +371,12 @@ describe('importer', () => {
 
   it('parses a corporate snapshot on worker threads into the same rows as on one thread', async () => {
     // Two members, so two batches on two workers: the small second one may be parsed first, and its
-    // repeated document number must still be the one kept (the last line wins).
+    // repeated document number must still be the one kept (the last line wins). Two records hold
+    // what COPY escapes (a backslash, a tab) or an array literal would (a quote): the workers write
+    // most rows unescaped, and must not those.
     const many = docs(1500, 'W');
+    const escaped = 'BACK\\SLASH "QUOTED" LLC';
+    many[7] = { ...many[7]!, name: escaped, street: '1\tMAIN ST', officers: [{ title: 'MGR', name: person('O\\NEIL', 'JO') }] };
     const snapshot = await snapshotZip(
       'cordata.zip',
       {
@@ -397,6 +401,12 @@ describe('importer', () => {
     assert.equal(got.entities.length, 1500);
     assert.deepEqual(got, expected);
     assert.deepEqual(await q(`SELECT name FROM registry.entities WHERE document_number = $1`, [many[0]!.doc]), [{ name: 'W RENAMED LLC' }]);
+    assert.deepEqual(await q(`SELECT name, principal_addr1 FROM registry.entities WHERE document_number = $1`, [many[7]!.doc]), [
+      { name: escaped, principal_addr1: '1 MAIN ST' },
+    ]);
+    assert.deepEqual(await q(`SELECT o.name FROM registry.officers o JOIN registry.entities e ON e.id = o.entity_id WHERE e.document_number = $1`, [many[7]!.doc]), [
+      { name: 'O\\NEIL, JO' },
+    ]);
   });
 
   it('parses an events snapshot on worker threads into the same rows as on one thread, the last of a repeated event kept', async () => {
@@ -410,7 +420,7 @@ describe('importer', () => {
     const snapshot = await snapshotZip(
       'corevent.zip',
       {
-        'corevent0.txt': fileOf([...Array.from({ length: 3999 }, (_, i) => ev(i)), ev(0, 'REPEATED LAST')], true),
+        'corevent0.txt': fileOf([...Array.from({ length: 3998 }, (_, i) => ev(i)), ev(3998, 'A\\B\tC'), ev(0, 'REPEATED LAST')], true),
         'corevent1.txt': Buffer.concat([fileOf([ev(4000), Buffer.alloc(0), Buffer.alloc(300, 0x41)], true), ev(4001)]),
       },
       '2026-11-02',
@@ -428,6 +438,8 @@ describe('importer', () => {
     assert.equal(got.length, 4001);
     assert.deepEqual(got, expected);
     assert.deepEqual(await q(`SELECT description FROM registry.events WHERE document_number = $1`, ['E00000000000']), [{ description: 'REPEATED LAST' }]);
+    // Escaped on the workers too (a description's blanks, the tab among them, collapse to one space).
+    assert.deepEqual(await q(`SELECT description FROM registry.events WHERE document_number = $1`, ['E00000003998']), [{ description: 'A\\B C' }]);
   });
 
   it('counts a full load by status, type and filing year in every slice, undated entities and no city included', async () => {

@@ -6,7 +6,7 @@ import { MalformedRecord } from '../decode.js';
 import { parseCorporate, parseEvent } from '../parse.js';
 import { copyRow } from './copy.js';
 import { LF, isBlank, lineOf } from './lines.js';
-import { entityRow, eventRow, officerRows } from './rows.js';
+import { entityRow, eventRow, isPlainRecord, officerRows } from './rows.js';
 
 /** The record kinds a worker parses, each into the COPY text of its tables (in the unit's order). */
 export type RecordKind = 'corporate' | 'events';
@@ -40,13 +40,15 @@ const ROWS: Record<RecordKind, { tables: number; add(line: Buffer, id: number, s
     tables: 2,
     add(line, id, sourceDate, texts) {
       const r = parseCorporate(line);
-      texts[0] += copyRow(entityRow(r, id, sourceDate));
-      for (const o of officerRows(r, id)) texts[1] += copyRow(o);
+      const plain = isPlainRecord(line);
+      texts[0] += copyRow(entityRow(r, id, sourceDate), plain);
+      for (const o of officerRows(r, id)) texts[1] += copyRow(o, plain);
     },
   },
   events: {
     tables: 1,
     add(line, _id, sourceDate, texts) {
+      // Tested plain or not, an event line took the same CPU (11 short fields to escape).
       texts[0] += copyRow(eventRow(parseEvent(line), sourceDate));
     },
   },

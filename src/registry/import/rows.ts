@@ -28,6 +28,18 @@ export const EVENT_COLUMNS = [
 
 const orNull = (s: string): string | null => (s === '' ? null : s);
 
+/** Backslash, double quote, tab, LF, CR: what COPY text or an array literal would escape. */
+const ESCAPED_BYTES = [0x5c, 0x22, 0x09, 0x0a, 0x0d];
+
+/**
+ * Whether the rows of a record line can be written with `copyRow(values, true)`. Every text in them
+ * is a field of the line as decoded (UTF-8 and Windows-1252 decode no other byte to an ASCII
+ * character), its blanks collapsed or its words normalized, or is built here from digits, dates and
+ * codes: a line without these bytes gives none of these characters. Five memchr calls, about 0.1 µs
+ * a line; nearly every registry line passes.
+ */
+export const isPlainRecord = (line: Buffer): boolean => ESCAPED_BYTES.every((b) => line.indexOf(b) === -1);
+
 /** Search keys of a name: persons by their words in any order, companies by their core words. */
 function nameSearchKey(name: Name): { norm: string; sorted: string; words: string[] } {
   if (name.person) return personKey(name.display);
