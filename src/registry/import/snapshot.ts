@@ -147,6 +147,24 @@ async function runConcurrently(pool: pg.Pool, statements: string[], width = 2): 
 const builtName = (sql: string): string => /(?:INDEX|CONSTRAINT) (\S+)/.exec(sql)?.[1] ?? sql.slice(0, 40);
 
 /**
+ * The memory a GIN index build gathers its keys in before writing them out. A GIN build keeps its
+ * keys in a balanced tree, and a larger tree cost more CPU than the extra passes it saves: at 12.6
+ * million entities, built alone on one core, the city-words index took 120 CPU-seconds with 1.5 GB
+ * and 77 with 64 MB (16 MB: 87, 256 MB: 92); with a parallel worker (PostgreSQL 18) 66 and 63, the
+ * address words 48 and 41, the officers' words 21 to 24 and 19 to 20 (docs/search.md, thirtieth session).
+ */
+const GIN_BUILD_MEMORY = '64MB';
+
+/** Runs an index or constraint statement; a GIN build with GIN_BUILD_MEMORY. */
+function build(pool: pg.Pool, sql: string): Promise<unknown> {
+  if (!/ USING gin /i.test(sql)) return pool.query(sql);
+  return inTransaction(pool, async (c) => {
+    await c.query(`SET LOCAL maintenance_work_mem = '${GIN_BUILD_MEMORY}'`);
+    await c.query(sql);
+  });
+}
+
+/**
  * Builds the derived tables, the indexes and constraints of every table, and their statistics, as one
  * graph on two connections: each table's indexes start once it is built, its statistics once they are,
  * and a connection free takes the ready step with the longest chain of work behind it (the size of
@@ -204,7 +222,7 @@ async function buildTables(
     const readers = [...derivations.values()].filter((d) => d.after.includes(table)).map((d) => `derive:${d.table}`);
     const keys = (derived ? constraints : []).map((sql, i) => {
       const id = `key:${table}:${i}`;
-      nodes[id] = { priority, run: timed(builtName(sql), () => pool.query(sql)) };
+      nodes[id] = { priority, run: timed(builtName(sql), () => build(pool, sql)) };
       for (const b of [...built, ...readers]) edges.push([b, id]);
       return id;
     });
@@ -212,7 +230,7 @@ async function buildTables(
     const all = [...ready];
     indexes.forEach((sql, i) => {
       const id = `index:${table}:${i}`;
-      nodes[id] = { priority, run: timed(builtName(sql), () => pool.query(sql)) };
+      nodes[id] = { priority, run: timed(builtName(sql), () => build(pool, sql)) };
       for (const b of ready) edges.push([b, id]);
       all.push(id);
     });
