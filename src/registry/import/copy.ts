@@ -41,7 +41,7 @@ function encodePlain(v: CopyValue): string {
 /**
  * One row in COPY text form. `plain`: the caller knows that no text, array element included, holds
  * a backslash, double quote, tab, LF or CR, so nothing is tested for escaping (rows.ts,
- * `isPlainRecord`): a corporate record's rows took 2.1 µs each to encode instead of 1.1 with these tests.
+ * `isPlainRecord`): the rows of corporate records took 1.1 µs each to encode so, 2.1 with the tests.
  */
 export function copyRow(values: readonly CopyValue[], plain = false): string {
   return `${values.map(plain ? encodePlain : encode).join('\t')}\n`;
