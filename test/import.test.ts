@@ -478,7 +478,7 @@ describe('COPY writer', () => {
       const writer = new CopyWriter(client, 'COPY copied (line) FROM STDIN');
       // One block past the stream's mark, so its write asks for a drain, which comes before anyone
       // waits: as when a parsed batch awaited the entities stream while the officers stream drained.
-      writer.writeText('x'.repeat(99).concat('\n').repeat(10_000), 10_000);
+      writer.writeBytes(Buffer.from('x'.repeat(99).concat('\n').repeat(10_000)), 10_000);
       await new Promise((resolve) => setTimeout(resolve, 500));
       const waited = await Promise.race([writer.drained().then(() => 'drained'), new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting'))]);
       assert.equal(waited, 'drained');

@@ -71,13 +71,6 @@ export class CopyWriter {
     if (this.buffer.length >= 1 << 18) this.send();
   }
 
-  /** Queues rows already in COPY text form. */
-  writeText(text: string, rows: number): void {
-    this.buffer += text;
-    this.rows += rows;
-    if (this.buffer.length >= 1 << 18) this.send();
-  }
-
   /** Queues rows already encoded as COPY text (sent as they are, after what is queued). */
   writeBytes(bytes: Uint8Array, rows: number): void {
     this.send();

@@ -16,7 +16,6 @@ const BLOCK_BYTES = 2 << 20;
 /** Blocks each worker may hold at once. */
 const AHEAD_PER_WORKER = 2;
 
-
 /**
  * Parse workers to use: one per core. This thread (reading and feeding) and PostgreSQL (taking the
  * rows) need about half a core together, so one worker fewer left part of a core idle on two cores.
