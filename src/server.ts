@@ -40,10 +40,18 @@ export async function startServer(config: Config, log: (line: string) => void, c
     const pepper = await resolvePepper(config);
     await demoWorkspace(db, config, pepper, clock, log);
     const app = await buildApp({ config, db, pepper, clock });
+    let url: string;
+    try {
+      url = await app.http.listen({ host: config.host, port: config.port });
+    } catch (err) {
+      await app.http.close();
+      throw err;
+    }
+    // Only once the server listens: jobs started before a failed listen (a port in use) ran on into
+    // the closed pool and logged failures of their own after the start had already failed.
     const scheduler = config.schedulerEnabled
       ? startScheduler(JOBS.filter((j) => j.enabled?.(config) ?? true), (asOf) => ({ pool: db.pool, config, clock, asOf, log }), clock, log)
       : null;
-    const url = await app.http.listen({ host: config.host, port: config.port });
     let stopping: Promise<void> | null = null;
     return {
       app,
