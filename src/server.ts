@@ -29,6 +29,7 @@ async function demoWorkspace(db: Database, config: Config, pepper: string, clock
 
 export async function startServer(config: Config, log: (line: string) => void, clock: Clock = systemClock): Promise<RunningServer> {
   const db = await openDatabase(config);
+  let app: App | null = null;
   try {
     const advice = await hugePagesAdvice(db.pool);
     if (advice) log(advice);
@@ -39,14 +40,9 @@ export async function startServer(config: Config, log: (line: string) => void, c
     }
     const pepper = await resolvePepper(config);
     await demoWorkspace(db, config, pepper, clock, log);
-    const app = await buildApp({ config, db, pepper, clock });
-    let url: string;
-    try {
-      url = await app.http.listen({ host: config.host, port: config.port });
-    } catch (err) {
-      await app.http.close();
-      throw err;
-    }
+    const built = await buildApp({ config, db, pepper, clock });
+    app = built;
+    const url = await built.http.listen({ host: config.host, port: config.port });
     // Only once the server listens: jobs started before a failed listen (a port in use) ran on into
     // the closed pool and logged failures of their own after the start had already failed.
     const scheduler = config.schedulerEnabled
@@ -54,17 +50,19 @@ export async function startServer(config: Config, log: (line: string) => void, c
       : null;
     let stopping: Promise<void> | null = null;
     return {
-      app,
+      app: built,
       db,
       url,
       stop: () =>
         (stopping ??= (async () => {
-          await app.http.close();
+          await built.http.close();
           await scheduler?.stop();
           await db.close();
         })()),
     };
   } catch (err) {
+    // The app's own hooks write through the pool: it closes first.
+    await app?.http.close();
     await db.close();
     throw err;
   }
