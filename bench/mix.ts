@@ -36,7 +36,8 @@ interface Sampled {
   principal_zip5: string | null;
 }
 
-const q = (params: Record<string, string | number>): string => new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
+const q = (params: Record<string, string | number>): string =>
+  new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
 /**
  * A registered name (normalized: punctuation and case are the variant kind's business) with one
@@ -66,7 +67,8 @@ function typo(e: Sampled, r: Rng): string | null {
     if (longest.length < 5) return null;
     const at = 1 + r.int(longest.length - 2);
     const c = longest.charCodeAt(at);
-    const word = longest.slice(0, at) + String.fromCharCode(c === 90 ? 89 : c === 57 ? 56 : c + 1) + longest.slice(at + 1);
+    const word =
+      longest.slice(0, at) + String.fromCharCode(c === 90 ? 89 : c === 57 ? 56 : c + 1) + longest.slice(at + 1);
     return words.map((w) => (w === longest ? word : w));
   });
 }
@@ -81,7 +83,9 @@ const droppedWord = (e: Sampled, r: Rng): string | null =>
 
 /** The first two core words the other way round. */
 const swappedWords = (e: Sampled): string | null =>
-  changedName(e.name_norm, e.name_core, (words) => (words.length >= 2 ? [words[1]!, words[0]!, ...words.slice(2)] : null));
+  changedName(e.name_norm, e.name_core, (words) =>
+    words.length >= 2 ? [words[1]!, words[0]!, ...words.slice(2)] : null,
+  );
 
 const SUFFIX_VARIANTS: Array<[RegExp, string]> = [
   [/\bLLC\b\.?$/, 'L.L.C.'],
@@ -94,7 +98,11 @@ const SUFFIX_VARIANTS: Array<[RegExp, string]> = [
 /** Other punctuation, case and legal-form spelling: what a person types for the same name. */
 function variant(name: string): string {
   let v = name.replace(/,/g, '');
-  for (const [re, to] of SUFFIX_VARIANTS) if (re.test(v)) { v = v.replace(re, to); break; }
+  for (const [re, to] of SUFFIX_VARIANTS)
+    if (re.test(v)) {
+      v = v.replace(re, to);
+      break;
+    }
   return v.toLowerCase();
 }
 
@@ -112,10 +120,23 @@ async function sampleEntities(pool: pg.Pool, r: Rng, n: number): Promise<Sampled
 export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Promise<Query[]> {
   const r = new Rng(seed, BENCH_STREAM, 0);
   const entities = await sampleEntities(pool, r, perKind * 2);
-  const common = (await pool.query<{ word: string }>(`SELECT word FROM registry.entity_words WHERE length(word) > 3 ORDER BY n DESC LIMIT 20`)).rows.map((x) => x.word);
+  const common = (
+    await pool.query<{ word: string }>(
+      `SELECT word FROM registry.entity_words WHERE length(word) > 3 ORDER BY n DESC LIMIT 20`,
+    )
+  ).rows.map((x) => x.word);
   const queries: Query[] = [];
-  const add = (kind: string, params: Record<string, string | number>, expect?: Sampled, route = '/entities/search'): void => {
-    queries.push({ kind, path: `${route}?${q(params)}`, ...(expect ? { expect: { doc: expect.document_number, norm: expect.name_norm } } : {}) });
+  const add = (
+    kind: string,
+    params: Record<string, string | number>,
+    expect?: Sampled,
+    route = '/entities/search',
+  ): void => {
+    queries.push({
+      kind,
+      path: `${route}?${q(params)}`,
+      ...(expect ? { expect: { doc: expect.document_number, norm: expect.name_norm } } : {}),
+    });
   };
   const filtersOf = (e: Sampled): Record<string, string> => {
     const pick = r.int(4);
@@ -144,10 +165,17 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
   }
   for (const e of entities.slice(perKind, perKind * 2)) {
     const filters = { ...filtersOf(e), ...(r.int(2) ? filtersOf(e) : {}) };
-    queries.push({ kind: 'filters_only', path: `/entities/search?${q({ ...filters, sort: r.pick(['date_newest', 'date_newest', 'name_asc', 'date_oldest']) })}` });
+    queries.push({
+      kind: 'filters_only',
+      path: `/entities/search?${q({ ...filters, sort: r.pick(['date_newest', 'date_newest', 'name_asc', 'date_oldest']) })}`,
+    });
   }
   await markNamesAnother(pool, queries);
-  for (let i = 0; i < Math.max(3, perKind / 10); i++) queries.push({ kind: 'deep_page', path: `/entities/search?${q({ name: r.pick(common), offset: 10_000, limit: 25 })}` });
+  for (let i = 0; i < Math.max(3, perKind / 10); i++)
+    queries.push({
+      kind: 'deep_page',
+      path: `/entities/search?${q({ name: r.pick(common), offset: 10_000, limit: 25 })}`,
+    });
 
   const { rows: maxima } = await pool.query<{ entity: number; agent: number }>(
     'SELECT (SELECT max(id) FROM registry.entities) AS entity, (SELECT max(id) FROM registry.agents) AS agent',
@@ -163,16 +191,28 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
   ).rows;
   for (const o of officers) {
     const name = r.int(2) ? `${o.first_name} ${o.last_name}` : `${o.last_name}, ${o.first_name}`;
-    queries.push({ kind: 'officer', path: `/officers/search?${q({ name })}`, expect: { doc: o.document_number, norm: o.name_norm } });
+    queries.push({
+      kind: 'officer',
+      path: `/officers/search?${q({ name })}`,
+      expect: { doc: o.document_number, norm: o.name_norm },
+    });
     queries.push({ kind: 'officer_surname', path: `/officers/search?${q({ name: o.last_name })}` });
   }
   const agents = (
-    await pool.query<{ name: string }>(`SELECT name FROM registry.agents WHERE id = ANY($1) ORDER BY array_position($1, id) LIMIT $2`, [ids(maxima[0]!.agent, perKind * 4), perKind])
+    await pool.query<{ name: string }>(
+      `SELECT name FROM registry.agents WHERE id = ANY($1) ORDER BY array_position($1, id) LIMIT $2`,
+      [ids(maxima[0]!.agent, perKind * 4), perKind],
+    )
   ).rows;
   for (const a of agents) queries.push({ kind: 'agent', path: `/agents/search?${q({ name: a.name })}` });
   for (const e of entities.slice(0, perKind)) {
-    if (e.principal_zip5) queries.push({ kind: 'address_zip', path: `/addresses/search?${q({ query: e.principal_zip5 })}` });
-    if (e.principal_addr1) queries.push({ kind: 'address_street', path: `/addresses/search?${q({ query: e.principal_addr1.split(' ').slice(0, 3).join(' ') })}` });
+    if (e.principal_zip5)
+      queries.push({ kind: 'address_zip', path: `/addresses/search?${q({ query: e.principal_zip5 })}` });
+    if (e.principal_addr1)
+      queries.push({
+        kind: 'address_street',
+        path: `/addresses/search?${q({ query: e.principal_addr1.split(' ').slice(0, 3).join(' ') })}`,
+      });
   }
   return queries;
 }
@@ -200,8 +240,9 @@ async function markNamesAnother(pool: pg.Pool, queries: Query[]): Promise<void> 
 export async function detailPaths(pool: pg.Pool, seed: number, n: number): Promise<string[]> {
   const r = new Rng(seed, BENCH_STREAM, 1);
   const { rows } = await pool.query<{ max: number }>('SELECT max(id) AS max FROM registry.entities');
-  const res = await pool.query<{ document_number: string }>('SELECT document_number FROM registry.entities WHERE id = ANY($1)', [
-    Array.from({ length: n }, () => 1 + r.int(rows[0]!.max)),
-  ]);
+  const res = await pool.query<{ document_number: string }>(
+    'SELECT document_number FROM registry.entities WHERE id = ANY($1)',
+    [Array.from({ length: n }, () => 1 + r.int(rows[0]!.max))],
+  );
   return res.rows.map((x) => `/entities/${x.document_number}`);
 }

@@ -16,7 +16,9 @@ async function ensureTable(pool: pg.Pool, log: (line: string) => void): Promise<
   log('building the naive design: a copy of the names with a trigram GIN index');
   await pool.query('CREATE SCHEMA IF NOT EXISTS bench');
   await pool.query('DROP TABLE IF EXISTS bench.naive_entities');
-  await pool.query('CREATE TABLE bench.naive_entities AS SELECT document_number, name, filing_date FROM registry.entities');
+  await pool.query(
+    'CREATE TABLE bench.naive_entities AS SELECT document_number, name, filing_date FROM registry.entities',
+  );
   await pool.query('CREATE INDEX ON bench.naive_entities USING gin (name gin_trgm_ops)');
   await pool.query('ANALYZE bench.naive_entities');
 }

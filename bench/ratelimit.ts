@@ -32,7 +32,10 @@ const DURATION = setting('BENCH_DURATION', 5);
 const ROUNDS = setting('BENCH_ROUNDS', 5);
 const RATE = setting('BENCH_RATE', 2000);
 const CONNECTIONS = setting('BENCH_CONNECTIONS', 10);
-const autocannonBin = path.join(path.dirname(createRequire(import.meta.url).resolve('autocannon/package.json')), 'autocannon.js');
+const autocannonBin = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('autocannon/package.json')),
+  'autocannon.js',
+);
 
 /** The limiter switched off: every request allowed, nothing counted (the headers are still written). */
 const switchedOff: RateLimiter = {
@@ -73,7 +76,17 @@ async function storeCostMicros(calls: number): Promise<number> {
 /** One autocannon run (a child process, so that it does not share the server's event loop). */
 function cannon(url: string, key: string, seconds: number, rate: number | null): Promise<Run> {
   const cpuBefore = process.cpuUsage();
-  const args = [autocannonBin, '-j', '-n', '-c', String(CONNECTIONS), '-d', String(seconds), '-H', `authorization=Bearer ${key}`];
+  const args = [
+    autocannonBin,
+    '-j',
+    '-n',
+    '-c',
+    String(CONNECTIONS),
+    '-d',
+    String(seconds),
+    '-H',
+    `authorization=Bearer ${key}`,
+  ];
   if (rate) args.push('-R', String(rate));
   args.push(url);
   return new Promise((resolve, reject) => {
@@ -135,7 +148,12 @@ const db = await openDatabase(config);
 const apps: App[] = [];
 try {
   const pepper = randomBytes(16).toString('hex');
-  const { workspace, key } = await createWorkspace(db.pool, { plan: 'enterprise', name: 'rate-limit bench' }, pepper, systemClock);
+  const { workspace, key } = await createWorkspace(
+    db.pool,
+    { plan: 'enterprise', name: 'rate-limit bench' },
+    pepper,
+    systemClock,
+  );
   await setPerMinute(db.pool, workspace.id, 1_000_000_000);
 
   const modes: Array<{ name: string; app: App; url: string }> = [];
@@ -147,13 +165,30 @@ try {
   await add('off', await buildApp({ config, db, pepper, limiter: () => switchedOff }));
   await add('in-process', await buildApp({ config, db, pepper }));
   if (process.env.REDIS_URL) {
-    await add('redis', await buildApp({ config: { ...config, redisUrl: process.env.REDIS_URL, rateLimitPrefix: `bench:${randomBytes(4).toString('hex')}:` }, db, pepper }));
+    await add(
+      'redis',
+      await buildApp({
+        config: {
+          ...config,
+          redisUrl: process.env.REDIS_URL,
+          rateLimitPrefix: `bench:${randomBytes(4).toString('hex')}:`,
+        },
+        db,
+        pepper,
+      }),
+    );
   }
 
-  console.log(`rate-limit bench: GET ${ROUTE}, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds, node ${process.version}, ${os.cpus().length} CPUs, ${scratch ? 'DATABASE_URL' : 'embedded PostgreSQL'}`);
+  console.log(
+    `rate-limit bench: GET ${ROUTE}, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds, node ${process.version}, ${os.cpus().length} CPUs, ${scratch ? 'DATABASE_URL' : 'embedded PostgreSQL'}`,
+  );
   const micros = await storeCostMicros(200_000);
-  console.log(`\nlimiter cost per request (in-process store and headers, 120,000 requests in the window): ${micros.toFixed(2)} µs`);
-  console.log(`  at ${RATE} req/s: ${((micros * RATE) / 1000).toFixed(1)} ms of CPU a second, ${((micros * RATE) / 1e6 * 100).toFixed(2)}% of one core`);
+  console.log(
+    `\nlimiter cost per request (in-process store and headers, 120,000 requests in the window): ${micros.toFixed(2)} µs`,
+  );
+  console.log(
+    `  at ${RATE} req/s: ${((micros * RATE) / 1000).toFixed(1)} ms of CPU a second, ${(((micros * RATE) / 1e6) * 100).toFixed(2)}% of one core`,
+  );
 
   for (const m of modes) await cannon(m.url, key.key, 3, null); // warm-up: JIT, pool connections
 
@@ -164,7 +199,8 @@ try {
   for (const phase of phases) {
     const runs = new Map<string, Run[]>(modes.map((m) => [m.name, []]));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const m of round % 2 ? [...modes].reverse() : modes) runs.get(m.name)!.push(await cannon(m.url, key.key, DURATION, phase.rate));
+      for (const m of round % 2 ? [...modes].reverse() : modes)
+        runs.get(m.name)!.push(await cannon(m.url, key.key, DURATION, phase.rate));
     }
     const median = (rs: Run[], f: (r: Run) => number): number => {
       const v = rs.map(f).sort((a, b) => a - b);
@@ -173,14 +209,31 @@ try {
     const off = runs.get('off')!;
     /** How much worse `value` is than `base`, in percent of `base` (negative: better). */
     const worse = (base: number, value: number, higherIsWorse: boolean): string =>
-      `${((((higherIsWorse ? value - base : base - value) / base) * 100)).toFixed(1)}%`.padStart(8);
+      `${(((higherIsWorse ? value - base : base - value) / base) * 100).toFixed(1)}%`.padStart(8);
     console.log(`\n${phase.name} (medians of ${ROUNDS} runs)`);
     console.log('  mode          req/s   p50 ms   p99 ms   failed   CPU µs/req   throughput cost   CPU cost');
     for (const [name, rs] of runs) {
       const [rps, cpu] = [median(rs, (r) => r.rps), median(rs, (r) => r.cpu)];
-      const costs = name === 'off' ? '' : `${worse(median(off, (r) => r.rps), rps, false)}          ${worse(median(off, (r) => r.cpu), cpu, true)}`;
+      const costs =
+        name === 'off'
+          ? ''
+          : `${worse(
+              median(off, (r) => r.rps),
+              rps,
+              false,
+            )}          ${worse(
+              median(off, (r) => r.cpu),
+              cpu,
+              true,
+            )}`;
       console.log(
-        `  ${name.padEnd(12)} ${rps.toFixed(0).padStart(6)} ${median(rs, (r) => r.p50).toFixed(1).padStart(8)} ${median(rs, (r) => r.p99).toFixed(1).padStart(8)} ${String(rs.reduce((s, r) => s + r.failed, 0)).padStart(8)} ${cpu.toFixed(0).padStart(12)}   ${costs}`,
+        `  ${name.padEnd(12)} ${rps.toFixed(0).padStart(6)} ${median(rs, (r) => r.p50)
+          .toFixed(1)
+          .padStart(8)} ${median(rs, (r) => r.p99)
+          .toFixed(1)
+          .padStart(
+            8,
+          )} ${String(rs.reduce((s, r) => s + r.failed, 0)).padStart(8)} ${cpu.toFixed(0).padStart(12)}   ${costs}`,
       );
     }
   }

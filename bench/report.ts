@@ -50,7 +50,8 @@ export function slowest(timed: readonly Slow[]): Slow[] {
 
 export function percentiles(samples: readonly number[]): Percentiles {
   const s = [...samples].sort((a, b) => a - b);
-  const at = (p: number): number => (s.length ? Math.round(s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! * 10) / 10 : 0);
+  const at = (p: number): number =>
+    s.length ? Math.round(s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! * 10) / 10 : 0;
   return { p50: at(50), p95: at(95), p99: at(99), max: at(100) };
 }
 
@@ -64,11 +65,19 @@ interface Hit {
 export async function relevance(base: string, key: string, queries: readonly Query[]): Promise<Relevance | null> {
   const checked = queries.filter((q) => q.expect);
   if (checked.length === 0) return null;
-  const r: Relevance = { checked: checked.length, top10: 0, first: 0, names_another: 0, names_another_top10: 0, names_another_first: 0 };
+  const r: Relevance = {
+    checked: checked.length,
+    top10: 0,
+    first: 0,
+    names_another: 0,
+    names_another_top10: 0,
+    names_another_first: 0,
+  };
   for (const q of checked) {
     const res = await fetch(`${base}/v1${q.path}`, { headers: { authorization: `Bearer ${key}` } });
     const hits = ((await res.json()) as { data?: Hit[] }).data ?? [];
-    const norm = (h: Hit): string => (h.officer_name !== undefined ? normalizeText(h.officer_name) : nameKey(h.entity_name ?? '').norm);
+    const norm = (h: Hit): string =>
+      h.officer_name !== undefined ? normalizeText(h.officer_name) : nameKey(h.entity_name ?? '').norm;
     // Entities registered under the very same name cannot be told apart by it: any of them counts.
     const meant = (h: Hit): boolean => h.document_number === q.expect!.doc || norm(h) === q.expect!.norm;
     const inTop10 = hits.slice(0, 10).some(meant) ? 1 : 0;
@@ -89,7 +98,20 @@ const EXACT_KINDS = ['exact', 'exact+filter'];
 /** A real name with one typo, a dropped or swapped word, other punctuation or case: together, top 10 >= 95%, first >= 80%. */
 const VARIANT_KINDS = ['typo', 'dropped_word', 'swapped_words', 'variant'];
 
-export const ENTITY_NAME_KINDS = ['exact', 'typo', 'dropped_word', 'swapped_words', 'variant', 'first_word', 'common_word', 'short', 'exact+filter', 'first_word+filter', 'common_word+filter', 'short+filter'];
+export const ENTITY_NAME_KINDS = [
+  'exact',
+  'typo',
+  'dropped_word',
+  'swapped_words',
+  'variant',
+  'first_word',
+  'common_word',
+  'short',
+  'exact+filter',
+  'first_word+filter',
+  'common_word+filter',
+  'short+filter',
+];
 export const PEOPLE_PLACES = ['officer', 'officer_surname', 'agent', 'address_zip', 'address_street'];
 
 export interface Report {
@@ -97,7 +119,12 @@ export interface Report {
   machine: Record<string, unknown>;
   entities: number;
   connections: number;
-  import: { snapshot_seconds: number; daily_seconds_max: number; total_seconds: number; per_file: Array<{ file: string; records: number; seconds: number }> };
+  import: {
+    snapshot_seconds: number;
+    daily_seconds_max: number;
+    total_seconds: number;
+    per_file: Array<{ file: string; records: number; seconds: number }>;
+  };
   kinds: KindResult[];
   /**
    * Each group of kinds taken as one mix (every query of its kinds, one sample each), as the targets
@@ -114,7 +141,14 @@ export interface Report {
 
 function pooled(kinds: readonly KindResult[], names: readonly string[]): Relevance {
   const rs = kinds.filter((k) => names.includes(k.kind) && k.relevance).map((k) => k.relevance!);
-  const sum: Relevance = { checked: 0, top10: 0, first: 0, names_another: 0, names_another_top10: 0, names_another_first: 0 };
+  const sum: Relevance = {
+    checked: 0,
+    top10: 0,
+    first: 0,
+    names_another: 0,
+    names_another_top10: 0,
+    names_another_first: 0,
+  };
   for (const x of rs) for (const f of Object.keys(sum) as Array<keyof Relevance>) sum[f] += x[f];
   return sum;
 }
@@ -134,7 +168,9 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
     entity_name_p95_worst_kind_ms: entityP95,
     naive_p95_ms: r.naive?.p95 ?? null,
     naive_over_ours_at_p95: r.naive ? Math.round((r.naive.p95 / Math.max(1, entityP95)) * 10) / 10 : null,
-    naive_over_ours_same_kinds_at_p95: r.naive ? Math.round((r.naive.p95 / Math.max(1, r.naive.ours_same_kinds.p95)) * 10) / 10 : null,
+    naive_over_ours_same_kinds_at_p95: r.naive
+      ? Math.round((r.naive.p95 / Math.max(1, r.naive.ours_same_kinds.p95)) * 10) / 10
+      : null,
     people_places_mix_ms: r.mix.people_places,
     people_places_p95_worst_kind_ms: Math.max(0, ...all(PEOPLE_PLACES)),
     filters_only_p95_ms: r.kinds.find((k) => k.kind === 'filters_only')?.p95 ?? null,
@@ -151,12 +187,18 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
     all_variants_top10: everyVariant.checked ? everyVariant.top10 / everyVariant.checked : null,
     all_variants_first: everyVariant.checked ? everyVariant.first / everyVariant.checked : null,
   };
-  const ok = exact.first === exact.checked && variants.top10 >= 0.95 * variants.checked && variants.first >= 0.8 * variants.checked;
+  const ok =
+    exact.first === exact.checked &&
+    variants.top10 >= 0.95 * variants.checked &&
+    variants.first >= 0.8 * variants.checked;
   const dir = path.join(projectRoot, 'bench', 'results');
   await mkdir(dir, { recursive: true });
   const json = path.join(dir, `${r.label}.json`);
   const md = path.join(dir, `${r.label}.md`);
-  await writeFile(json, `${JSON.stringify({ ...r, summary, relevance: relevanceSummary, relevance_ok: ok }, null, 2)}\n`);
+  await writeFile(
+    json,
+    `${JSON.stringify({ ...r, summary, relevance: relevanceSummary, relevance_ok: ok }, null, 2)}\n`,
+  );
   const pct = (n: number, d: number): string => `${Math.round((n / d) * 1000) / 10}%`;
   const lines = [
     `# Search benchmark: ${r.label}`,
@@ -170,7 +212,10 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
     '',
     '| kind | queries | p50 ms | p95 ms | p99 ms | max ms | errors | top 10 | first |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.kinds.map((k) => `| ${k.kind} | ${k.queries} | ${k.p50} | ${k.p95} | ${k.p99} | ${k.max} | ${k.errors} | ${k.relevance ? pct(k.relevance.top10, k.relevance.checked) : ''} | ${k.relevance ? pct(k.relevance.first, k.relevance.checked) : ''} |`),
+    ...r.kinds.map(
+      (k) =>
+        `| ${k.kind} | ${k.queries} | ${k.p50} | ${k.p95} | ${k.p99} | ${k.max} | ${k.errors} | ${k.relevance ? pct(k.relevance.top10, k.relevance.checked) : ''} | ${k.relevance ? pct(k.relevance.first, k.relevance.checked) : ''} |`,
+    ),
     '',
     `The mix as a whole (every query of the kinds, one sample each): entity names p50 ${r.mix.entity_names.p50} ms, p95 ${r.mix.entity_names.p95} ms, p99 ${r.mix.entity_names.p99} ms, max ${r.mix.entity_names.max} ms; officers, agents and addresses p50 ${r.mix.people_places.p50} ms, p95 ${r.mix.people_places.p95} ms, p99 ${r.mix.people_places.p99} ms, max ${r.mix.people_places.max} ms.`,
     '',
@@ -178,9 +223,16 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
     '',
     '| mix | kind | ms | request |',
     '|---|---|---:|---|',
-    ...(['entity_names', 'people_places'] as const).flatMap((m) => r.slowest[m].map((t) => `| ${m.replace('_', ' ')} | ${t.kind} | ${t.ms} | \`${decodeURIComponent(t.path).replaceAll('|', '\\|')}\` |`)),
+    ...(['entity_names', 'people_places'] as const).flatMap((m) =>
+      r.slowest[m].map(
+        (t) =>
+          `| ${m.replace('_', ' ')} | ${t.kind} | ${t.ms} | \`${decodeURIComponent(t.path).replaceAll('|', '\\|')}\` |`,
+      ),
+    ),
     '',
-    r.naive ? `Naive pg_trgm design (same names, same database, direct SQL, no HTTP): ${r.naive.queries} queries, p50 ${r.naive.p50} ms, p95 ${r.naive.p95} ms, p99 ${r.naive.p99} ms, max ${r.naive.max} ms, ${r.naive.timeouts} over the 30 s limit. Ours over the same kinds of query (names alone, through HTTP with the gate): p50 ${r.naive.ours_same_kinds.p50} ms, p95 ${r.naive.ours_same_kinds.p95} ms; the naive p95 is ${Math.round((r.naive.p95 / Math.max(1, r.naive.ours_same_kinds.p95)) * 10) / 10} times ours (and ${Math.round((r.naive.p95 / Math.max(1, entityP95)) * 10) / 10} times our worst entity-name kind, filtered ones included).` : 'Naive design not run.',
+    r.naive
+      ? `Naive pg_trgm design (same names, same database, direct SQL, no HTTP): ${r.naive.queries} queries, p50 ${r.naive.p50} ms, p95 ${r.naive.p95} ms, p99 ${r.naive.p99} ms, max ${r.naive.max} ms, ${r.naive.timeouts} over the 30 s limit. Ours over the same kinds of query (names alone, through HTTP with the gate): p50 ${r.naive.ours_same_kinds.p50} ms, p95 ${r.naive.ours_same_kinds.p95} ms; the naive p95 is ${Math.round((r.naive.p95 / Math.max(1, r.naive.ours_same_kinds.p95)) * 10) / 10} times ours (and ${Math.round((r.naive.p95 / Math.max(1, entityP95)) * 10) / 10} times our worst entity-name kind, filtered ones included).`
+      : 'Naive design not run.',
     '',
     `Entity detail through the full gate: ${r.detail.rps} requests/s against a bare Fastify route's ${r.detail.bare_fastify_rps} (ratio ${r.detail.ratio}); p50 ${r.detail.p50} ms, p99 ${r.detail.p99} ms. The same route making one round trip to PostgreSQL (SELECT 1, the least a request that must ask the database does): ${r.detail.one_query_rps ?? '?'} requests/s (ratio ${r.detail.one_query_ratio ?? '?'}).`,
     '',

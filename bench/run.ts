@@ -5,7 +5,7 @@
 // when relevance is below target (timings are noisy on shared machines).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +21,17 @@ import { prepareDatabase } from '../src/db/index.js';
 import { createPool } from '../src/db/pool.js';
 import { detailPaths, drawMix, type Query } from './mix.js';
 import { runNaive } from './naive.js';
-import { ENTITY_NAME_KINDS, PEOPLE_PLACES, percentiles, relevance, report, slowest, type KindResult, type Slow, type Timed } from './report.js';
+import {
+  ENTITY_NAME_KINDS,
+  PEOPLE_PLACES,
+  percentiles,
+  relevance,
+  report,
+  slowest,
+  type KindResult,
+  type Slow,
+  type Timed,
+} from './report.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -60,7 +70,8 @@ async function database(): Promise<{ url: string; stop: () => Promise<void> }> {
   const adminUrl = process.env.DATABASE_URL ?? server!.adminUrl;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  if (!(await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount) await admin.query(`CREATE DATABASE ${name}`);
+  if (!(await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount)
+    await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
@@ -70,10 +81,15 @@ async function database(): Promise<{ url: string; stop: () => Promise<void> }> {
 /** Runs the compiled CLI (what an operator runs), its log passed through; resolves with its stdout. */
 function cli(args: string[], env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(projectRoot, 'dist', 'cli', 'main.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [path.join(projectRoot, 'dist', 'cli', 'main.js'), ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`registry ${args[0]} exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`registry ${args[0]} exited with ${code}`)),
+    );
   });
 }
 
@@ -96,10 +112,30 @@ async function load(url: string, pool: pg.Pool): Promise<ImportFigures> {
   const dir = path.join(work, `data-${entities}`);
   if (!existsSync(path.join(dir, 'cordata.zip'))) {
     log(`generating ${entities} entities in ${dir}`);
-    const g = JSON.parse(await cli(['generate', '--entities', String(entities), '--out', dir, '--seed', '42', '--days', '10', '--end-date', '2026-11-20', '--json'], {}));
+    const g = JSON.parse(
+      await cli(
+        [
+          'generate',
+          '--entities',
+          String(entities),
+          '--out',
+          dir,
+          '--seed',
+          '42',
+          '--days',
+          '10',
+          '--end-date',
+          '2026-11-20',
+          '--json',
+        ],
+        {},
+      ),
+    );
     log(`generated at ${g.records_per_second} entities/s`);
   }
-  const summary = JSON.parse(await cli(['import', dir, '--json'], { DATABASE_URL: url })) as { totals: { files_imported: number } };
+  const summary = JSON.parse(await cli(['import', dir, '--json'], { DATABASE_URL: url })) as {
+    totals: { files_imported: number };
+  };
   const { rows } = await pool.query<{ file: string; kind: string; records: number; seconds: number }>(
     `SELECT file_name AS file, kind, records_read AS records,
             round(extract(epoch FROM finished_at - started_at)::numeric, 1)::float8 AS seconds
@@ -125,13 +161,25 @@ function spread<T>(queries: readonly T[], max: number): T[] {
 
 async function build(): Promise<void> {
   log('building the server');
-  await new Promise((resolve, reject) => spawn('npm', ['run', 'build', '--silent'], { cwd: projectRoot, stdio: 'inherit' }).on('exit', (c) => (c === 0 ? resolve(null) : reject(new Error('build failed')))));
+  await new Promise((resolve, reject) =>
+    spawn('npm', ['run', 'build', '--silent'], { cwd: projectRoot, stdio: 'inherit' }).on('exit', (c) =>
+      c === 0 ? resolve(null) : reject(new Error('build failed')),
+    ),
+  );
 }
 
 async function startServer(url: string): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(projectRoot, 'dist', 'cli', 'main.js'), 'serve'], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), SCHEDULER: '0', LOG_LEVEL: 'warn', API_KEY_PEPPER: PEPPER, DATA_DIR: path.join(work, 'server') },
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(port),
+      SCHEDULER: '0',
+      LOG_LEVEL: 'warn',
+      API_KEY_PEPPER: PEPPER,
+      DATA_DIR: path.join(work, 'server'),
+    },
     stdio: ['ignore', 'inherit', 'pipe'],
   });
   await new Promise<void>((resolve, reject) => {
@@ -149,7 +197,12 @@ const rssMiB = async (pid: number): Promise<number> => {
 };
 
 /** Runs `paths` through autocannon (each once), returning every response's latency in ms and its path. */
-async function load_(base: string, key: string | null, paths: readonly string[], conns = connections): Promise<{ timed: Timed[]; errors: number; rps: number }> {
+async function load_(
+  base: string,
+  key: string | null,
+  paths: readonly string[],
+  conns = connections,
+): Promise<{ timed: Timed[]; errors: number; rps: number }> {
   const timed: Timed[] = [];
   let next = 0;
   let errors = 0;
@@ -182,7 +235,10 @@ async function load_(base: string, key: string | null, paths: readonly string[],
   );
   instance.on('response', (client, status, _bytes, ms) => {
     last = performance.now();
-    timed.push({ ms, path: (client as unknown as { requestIterator: { context: { path: string } } }).requestIterator.context.path });
+    timed.push({
+      ms,
+      path: (client as unknown as { requestIterator: { context: { path: string } } }).requestIterator.context.path,
+    });
     if (status !== 200) errors++;
   });
   const result = await done;
@@ -201,7 +257,10 @@ const latencies = (timed: readonly Timed[]): number[] => timed.map((t) => t.ms);
  */
 async function routeRps(pool?: pg.Pool): Promise<number> {
   const app = Fastify();
-  app.get('/route', async () => ({ data: pool ? (await pool.query({ name: 'one', text: 'SELECT 1 AS ok' })).rows[0] : { ok: 1 }, meta: { request_id: 'req_x' } }));
+  app.get('/route', async () => ({
+    data: pool ? (await pool.query({ name: 'one', text: 'SELECT 1 AS ok' })).rows[0] : { ok: 1 },
+    meta: { request_id: 'req_x' },
+  }));
   const addr = await app.listen({ port: 0, host: '127.0.0.1' });
   const r = await autocannon({ url: `${addr}/route`, connections: 16, duration: 8 });
   await app.close();
@@ -220,7 +279,8 @@ async function main(): Promise<void> {
 
   const server = await startServer(db.url);
   // An interrupted bench must not leave its server running.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => (server.child.kill('SIGTERM'), process.exit(130)));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => (server.child.kill('SIGTERM'), process.exit(130)));
   let peakRss = 0;
   const sampler = setInterval(() => void rssMiB(server.child.pid!).then((m) => (peakRss = Math.max(peakRss, m))), 200);
   try {
@@ -235,18 +295,35 @@ async function main(): Promise<void> {
     const peoplePlaces: Slow[] = [];
     for (const kind of kinds) {
       const queries = mix.filter((m) => m.kind === kind);
-      const run = await load_(server.base, key.key, queries.map((m) => m.path));
+      const run = await load_(
+        server.base,
+        key.key,
+        queries.map((m) => m.path),
+      );
       if (queries.every(isNameOnly)) nameOnlyLatencies.push(...latencies(run.timed));
       if (ENTITY_NAME_KINDS.includes(kind)) entityNames.push(...run.timed.map((t) => ({ kind, ...t })));
       if (PEOPLE_PLACES.includes(kind)) peoplePlaces.push(...run.timed.map((t) => ({ kind, ...t })));
-      results.push({ kind, queries: queries.length, errors: run.errors, ...percentiles(latencies(run.timed)), relevance: await relevance(server.base, key.key, queries) });
+      results.push({
+        kind,
+        queries: queries.length,
+        errors: run.errors,
+        ...percentiles(latencies(run.timed)),
+        relevance: await relevance(server.base, key.key, queries),
+      });
       log(`${kind}: ${JSON.stringify(results[results.length - 1])}`);
     }
     const nameOnly = mix.filter(isNameOnly);
-    const naive = args['skip-naive'] ? null : await runNaive(pool, spread(nameOnly, Number(args['naive-queries'] ?? nameOnly.length)), connections, log);
+    const naive = args['skip-naive']
+      ? null
+      : await runNaive(pool, spread(nameOnly, Number(args['naive-queries'] ?? nameOnly.length)), connections, log);
     // Long enough for a steady rate (the bare route gets 8 s): 500 requests were mostly connection warm-up.
     const details = await detailPaths(pool, seed, args.quick ? 500 : 5000);
-    const detail = await load_(server.base, key.key, Array.from({ length: DETAIL_REQUESTS }, (_, i) => details[i % details.length]!), 16);
+    const detail = await load_(
+      server.base,
+      key.key,
+      Array.from({ length: DETAIL_REQUESTS }, (_, i) => details[i % details.length]!),
+      16,
+    );
     const bare = await routeRps();
     const oneQueryPool = createPool(db.url, 16);
     const oneQuery = await routeRps(oneQueryPool).finally(() => oneQueryPool.end());
@@ -258,7 +335,8 @@ async function main(): Promise<void> {
         cpu: os.cpus()[0]?.model ?? '?',
         node: process.version,
         // Whether PostgreSQL's shared memory is on huge pages (null: a server before 17 does not say).
-        huge_pages: (await pool.query<{ s: string | null }>(`SELECT current_setting('huge_pages_status', true) AS s`)).rows[0]!.s,
+        huge_pages: (await pool.query<{ s: string | null }>(`SELECT current_setting('huge_pages_status', true) AS s`))
+          .rows[0]!.s,
       },
       entities,
       connections,
@@ -267,7 +345,14 @@ async function main(): Promise<void> {
       mix: { entity_names: percentiles(latencies(entityNames)), people_places: percentiles(latencies(peoplePlaces)) },
       slowest: { entity_names: slowest(entityNames), people_places: slowest(peoplePlaces) },
       naive: naive && { ...naive, ours_same_kinds: percentiles(nameOnlyLatencies) },
-      detail: { rps: Math.round(detail.rps), bare_fastify_rps: Math.round(bare), ratio: Math.round((detail.rps / bare) * 100) / 100, one_query_rps: Math.round(oneQuery), one_query_ratio: Math.round((oneQuery / bare) * 100) / 100, ...percentiles(latencies(detail.timed)) },
+      detail: {
+        rps: Math.round(detail.rps),
+        bare_fastify_rps: Math.round(bare),
+        ratio: Math.round((detail.rps / bare) * 100) / 100,
+        one_query_rps: Math.round(oneQuery),
+        one_query_ratio: Math.round((oneQuery / bare) * 100) / 100,
+        ...percentiles(latencies(detail.timed)),
+      },
       server_peak_rss_mib: peakRss,
     });
     log(`results: ${out.json} and ${out.md}`);

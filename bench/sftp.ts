@@ -14,7 +14,9 @@ import SftpClient from 'ssh2-sftp-client';
 import { SftpSource } from '../src/registry/refresh/sftp-source.js';
 import { sftpUnavailable, startSftpServer } from '../test/support/sftp.js';
 
-const { values: args } = parseArgs({ options: { mb: { type: 'string', default: '50' }, rtt: { type: 'string', default: '40' } } });
+const { values: args } = parseArgs({
+  options: { mb: { type: 'string', default: '50' }, rtt: { type: 'string', default: '40' } },
+});
 const mb = Number(args.mb);
 const rtt = Number(args.rtt);
 
@@ -66,15 +68,24 @@ try {
     await download(dest);
     const secs = (Date.now() - started) / 1000;
     if ((await stat(dest)).size !== file!.size) throw new Error(`${what}: incomplete`);
-    process.stdout.write(`${what.padEnd(34)} ${mb} MB, ${rtt} ms round trip: ${secs.toFixed(1)} s, ${(mb / secs).toFixed(1)} MB/s\n`);
+    process.stdout.write(
+      `${what.padEnd(34)} ${mb} MB, ${rtt} ms round trip: ${secs.toFixed(1)} s, ${(mb / secs).toFixed(1)} MB/s\n`,
+    );
   };
   await timed('refresh source (window of reads)', (dest) => source.download(file!, dest, 0));
   process.stdout.write(`negotiated: ${JSON.stringify(source.details())}\n`);
   await source.close();
 
   const plain = new SftpClient();
-  await plain.connect({ host: '127.0.0.1', port: relay.port, username: server.username, privateKey: await readFile(server.keyFile) });
-  await timed('ssh2 read stream (one at a time)', (dest) => pipeline(plain.createReadStream(file!.path), createWriteStream(dest)));
+  await plain.connect({
+    host: '127.0.0.1',
+    port: relay.port,
+    username: server.username,
+    privateKey: await readFile(server.keyFile),
+  });
+  await timed('ssh2 read stream (one at a time)', (dest) =>
+    pipeline(plain.createReadStream(file!.path), createWriteStream(dest)),
+  );
   await plain.end();
 } finally {
   relay.close();

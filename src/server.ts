@@ -19,7 +19,13 @@ export interface RunningServer {
 }
 
 /** On a database without workspaces (outside production): a pro workspace to try the API with. */
-async function demoWorkspace(db: Database, config: Config, pepper: string, clock: Clock, log: (line: string) => void): Promise<void> {
+async function demoWorkspace(
+  db: Database,
+  config: Config,
+  pepper: string,
+  clock: Clock,
+  log: (line: string) => void,
+): Promise<void> {
   if (config.production) return;
   const { rows } = await db.pool.query('SELECT 1 FROM workspaces LIMIT 1');
   if (rows.length > 0) return;
@@ -27,7 +33,11 @@ async function demoWorkspace(db: Database, config: Config, pepper: string, clock
   log(`created the demo workspace ${workspace.id} on the pro plan; its API key (shown once): ${key.key}`);
 }
 
-export async function startServer(config: Config, log: (line: string) => void, clock: Clock = systemClock): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  log: (line: string) => void,
+  clock: Clock = systemClock,
+): Promise<RunningServer> {
   const db = await openDatabase(config);
   let app: App | null = null;
   try {
@@ -36,7 +46,10 @@ export async function startServer(config: Config, log: (line: string) => void, c
     // With a registry source, the refresh (at startup, then daily) loads the real files instead.
     if (db.embedded && config.sample.enabled && !config.registrySource) {
       const seeded = await seedSample(db.pool, config, { log });
-      if (seeded) log(`sample dataset loaded: ${seeded.dataset.entities} entities, ${seeded.totals.records_rejected} malformed lines rejected`);
+      if (seeded)
+        log(
+          `sample dataset loaded: ${seeded.dataset.entities} entities, ${seeded.totals.records_rejected} malformed lines rejected`,
+        );
     }
     const pepper = await resolvePepper(config);
     await demoWorkspace(db, config, pepper, clock, log);
@@ -46,7 +59,12 @@ export async function startServer(config: Config, log: (line: string) => void, c
     // Only once the server listens: jobs started before a failed listen (a port in use) ran on into
     // the closed pool and logged failures of their own after the start had already failed.
     const scheduler = config.schedulerEnabled
-      ? startScheduler(JOBS.filter((j) => j.enabled?.(config) ?? true), (asOf) => ({ pool: db.pool, config, clock, asOf, log }), clock, log)
+      ? startScheduler(
+          JOBS.filter((j) => j.enabled?.(config) ?? true),
+          (asOf) => ({ pool: db.pool, config, clock, asOf, log }),
+          clock,
+          log,
+        )
       : null;
     let stopping: Promise<void> | null = null;
     return {

@@ -27,6 +27,7 @@ export interface WorkerBoot<T> {
 export function startWorker<T>(from: string, name: string, data: T): Worker {
   const extension = extname(fileURLToPath(from));
   const script = new URL(`./${name}${extension}`, from).href;
-  const boot: WorkerBoot<T> = extension === '.ts' ? { script, loader: import.meta.resolve('tsx/esm/api'), data } : { script, data };
+  const boot: WorkerBoot<T> =
+    extension === '.ts' ? { script, loader: import.meta.resolve('tsx/esm/api'), data } : { script, data };
   return new Worker(BOOTSTRAP, { eval: true, workerData: boot });
 }

@@ -5,7 +5,15 @@ import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { ledgerCheck } from '../src/accounts/ledger.js';
 import { addPack } from '../src/accounts/packs.js';
-import { adjustCredits, createKey, revokeKey, setPerMinute, setPlan, setStatus, setSuspended } from '../src/accounts/workspaces.js';
+import {
+  adjustCredits,
+  createKey,
+  revokeKey,
+  setPerMinute,
+  setPlan,
+  setStatus,
+  setSuspended,
+} from '../src/accounts/workspaces.js';
 import { Gate, sweepReservations } from '../src/accounts/gate.js';
 import { cycleJob } from '../src/accounts/jobs.js';
 import { createPool, inTransaction } from '../src/db/pool.js';
@@ -24,7 +32,9 @@ before(async () => {
 after(() => t.close());
 
 const ledgerKinds = async (ws: string): Promise<string[]> =>
-  (await t.db.pool.query<{ kind: string }>('SELECT kind FROM credit_ledger WHERE workspace_id = $1 ORDER BY id', [ws])).rows.map((r) => r.kind);
+  (
+    await t.db.pool.query<{ kind: string }>('SELECT kind FROM credit_ledger WHERE workspace_id = $1 ORDER BY id', [ws])
+  ).rows.map((r) => r.kind);
 
 async function consistent(ws: string) {
   const check = await ledgerCheck(t.db.pool, ws);
@@ -78,7 +88,10 @@ describe('credit states', () => {
     await createKey(t.db.pool, workspace.id, 'live', PEPPER, t.clock);
     const ent = await t.workspace('enterprise');
     const usage = await t.get('/v1/account/usage', ent.key.key);
-    assert.deepEqual({ ...usage.json().data, reset_date: undefined }, { events_count: 0, monthly_quota: 2_000_000_000, percent_used: 0, plan: 'enterprise', reset_date: undefined });
+    assert.deepEqual(
+      { ...usage.json().data, reset_date: undefined },
+      { events_count: 0, monthly_quota: 2_000_000_000, percent_used: 0, plan: 'enterprise', reset_date: undefined },
+    );
     // MCP Starter has no REST at all.
     const rest = await t.get(METERED, key.key);
     assert.equal(rest.statusCode, 403);
@@ -88,7 +101,8 @@ describe('credit states', () => {
   it('a new cycle drops unused monthly credits and grants the plan again (no rollover); the job is idempotent', async () => {
     const { workspace, key } = await t.workspace('developer');
     assert.equal((await t.get(METERED, key.key)).statusCode, 200);
-    const job = (asOf: Date) => runJob(cycleJob, { pool: t.db.pool, config: t.config, clock: t.clock, asOf, log: () => {} }, 'manual');
+    const job = (asOf: Date) =>
+      runJob(cycleJob, { pool: t.db.pool, config: t.config, clock: t.clock, asOf, log: () => {} }, 'manual');
     await job(new Date('2026-04-01T00:00:00Z'));
     await job(new Date('2026-04-01T00:00:00Z'));
     const check = await consistent(workspace.id);
@@ -96,7 +110,12 @@ describe('credit states', () => {
     const kinds = await ledgerKinds(workspace.id);
     assert.equal(kinds.filter((k) => k === 'monthly_expiry').length, 2); // monthly and test pools, once each
     assert.deepEqual(
-      (await t.db.pool.query(`SELECT amount FROM credit_ledger WHERE workspace_id = $1 AND kind = 'monthly_expiry' AND pool = 'monthly'`, [workspace.id])).rows,
+      (
+        await t.db.pool.query(
+          `SELECT amount FROM credit_ledger WHERE workspace_id = $1 AND kind = 'monthly_expiry' AND pool = 'monthly'`,
+          [workspace.id],
+        )
+      ).rows,
       [{ amount: -9_999 }],
     );
   });
@@ -108,7 +127,13 @@ describe('credit states', () => {
     assert.equal((await t.get(METERED, key.key)).statusCode, 200);
     assert.equal((await consistent(workspace.id)).monthly_remaining, 49_999);
     const usage = (await t.get('/v1/account/usage', key.key)).json().data;
-    assert.deepEqual(usage, { events_count: 1, monthly_quota: 50_000, percent_used: 0, reset_date: '2026-06-01T00:00:00Z', plan: 'pro' });
+    assert.deepEqual(usage, {
+      events_count: 1,
+      monthly_quota: 50_000,
+      percent_used: 0,
+      reset_date: '2026-06-01T00:00:00Z',
+      plan: 'pro',
+    });
     t.clock.set('2026-03-10T12:00:00Z');
   });
 
@@ -116,12 +141,20 @@ describe('credit states', () => {
     const { workspace, key } = await t.workspace('mcp_starter');
     await setPlan(t.db.pool, workspace.id, 'developer', t.clock);
     await adjustCredits(t.db.pool, workspace.id, -9_999, 'test', t.clock);
-    const early = await inTransaction(t.db.pool, (c) => addPack(c, workspace.id, 'starter', new Date('2025-03-20T10:00:00Z'), 'chk_early'));
-    const late = await inTransaction(t.db.pool, (c) => addPack(c, workspace.id, 'starter', new Date('2026-03-01T10:00:00Z'), 'chk_late'));
+    const early = await inTransaction(t.db.pool, (c) =>
+      addPack(c, workspace.id, 'starter', new Date('2025-03-20T10:00:00Z'), 'chk_early'),
+    );
+    const late = await inTransaction(t.db.pool, (c) =>
+      addPack(c, workspace.id, 'starter', new Date('2026-03-01T10:00:00Z'), 'chk_late'),
+    );
     assert.ok(early && late);
     for (let i = 0; i < 3; i++) assert.equal((await t.get(METERED, key.key)).statusCode, 200);
     const remaining = async () =>
-      (await t.db.pool.query('SELECT checkout_id, remaining FROM credit_packs WHERE workspace_id = $1 ORDER BY id', [workspace.id])).rows;
+      (
+        await t.db.pool.query('SELECT checkout_id, remaining FROM credit_packs WHERE workspace_id = $1 ORDER BY id', [
+          workspace.id,
+        ])
+      ).rows;
     assert.deepEqual(await remaining(), [
       { checkout_id: 'chk_early', remaining: 998 },
       { checkout_id: 'chk_late', remaining: 1000 },
@@ -148,7 +181,10 @@ describe('credit states', () => {
     assert.equal((await t.get('/v1/account/usage', test.key)).json().data.monthly_quota, 1000);
     assert.equal((await t.get('/v1/account/usage', key.key)).json().data.events_count, 0);
     await t.db.pool.query('UPDATE workspaces SET test_remaining = 0 WHERE id = $1', [workspace.id]);
-    await t.db.pool.query(`INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount) VALUES ($1, $2, 'admin_adjustment', 'test', -999)`, [workspace.id, t.clock.now()]);
+    await t.db.pool.query(
+      `INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount) VALUES ($1, $2, 'admin_adjustment', 'test', -999)`,
+      [workspace.id, t.clock.now()],
+    );
     const refused = await t.get(METERED, test.key);
     assert.equal(refused.statusCode, 429);
     check = await consistent(workspace.id);
@@ -187,12 +223,33 @@ describe('metering', () => {
     const { workspace, key } = await t.workspace('free_trial');
     await adjustCredits(t.db.pool, workspace.id, -498, 'test: 2 left', t.clock);
     const ask = (reserve: boolean, leadFeed = false, surface: 'rest' | 'mcp' = 'rest') =>
-      t.app.gate.check({ key: key.key, surface, reserve, leadFeed, csv: false, requestId: `req_batch_${reserve}_${leadFeed}_${surface}` });
+      t.app.gate.check({
+        key: key.key,
+        surface,
+        reserve,
+        leadFeed,
+        csv: false,
+        requestId: `req_batch_${reserve}_${leadFeed}_${surface}`,
+      });
     // The first goes alone; the other five wait for it and go together, in this order.
-    const answers = await Promise.all([ask(true), ask(false), ask(true, true), ask(true), ask(true, false, 'mcp'), ask(true)]);
+    const answers = await Promise.all([
+      ask(true),
+      ask(false),
+      ask(true, true),
+      ask(true),
+      ask(true, false, 'mcp'),
+      ask(true),
+    ]);
     assert.deepEqual(
       answers.map((a) => [a.outcome, a.reservation !== null]),
-      [['ok', true], ['ok', false], ['forbidden', false], ['ok', true], ['mcp_disabled', false], ['payment_required', false]],
+      [
+        ['ok', true],
+        ['ok', false],
+        ['forbidden', false],
+        ['ok', true],
+        ['mcp_disabled', false],
+        ['payment_required', false],
+      ],
     );
     assert.equal(new Set(answers.map((a) => a.reservation).filter((r) => r !== null)).size, 2);
     for (const a of answers) if (a.reservation !== null) await t.app.gate.settle(a.reservation, true);
@@ -202,17 +259,31 @@ describe('metering', () => {
   it('takes a batch covered by the monthly credits at once, with one ledger entry and reservation per request', async () => {
     const { workspace, key } = await t.workspace('pro');
     await t.app.gate.flush();
-    const ask = (i: number) => t.app.gate.check({ key: key.key, surface: i % 2 ? 'mcp' : 'rest', reserve: true, leadFeed: false, csv: false, requestId: `req_many_${i}` });
+    const ask = (i: number) =>
+      t.app.gate.check({
+        key: key.key,
+        surface: i % 2 ? 'mcp' : 'rest',
+        reserve: true,
+        leadFeed: false,
+        csv: false,
+        requestId: `req_many_${i}`,
+      });
     const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => ask(i)));
     assert.deepEqual(new Set(answers.map((a) => a.outcome)), new Set(['ok']));
     assert.equal(new Set(answers.map((a) => a.reservation)).size, 12);
-    assert.deepEqual(answers.map((a) => a.caller?.workspaceId), Array(12).fill(workspace.id));
+    assert.deepEqual(
+      answers.map((a) => a.caller?.workspaceId),
+      Array(12).fill(workspace.id),
+    );
     const { rows } = await t.db.pool.query<{ request_id: string; pool: string; reserved: boolean }>(
       `SELECT l.request_id, l.pool, r.ledger_id IS NOT NULL AS reserved FROM credit_ledger l LEFT JOIN credit_reservations r ON r.ledger_id = l.id
        WHERE l.workspace_id = $1 AND l.kind = 'consumption' ORDER BY l.id`,
       [workspace.id],
     );
-    assert.deepEqual(rows.map((r) => r.request_id), answers.map((_, i) => `req_many_${i}`));
+    assert.deepEqual(
+      rows.map((r) => r.request_id),
+      answers.map((_, i) => `req_many_${i}`),
+    );
     assert.ok(rows.every((r) => r.pool === 'monthly' && r.reserved));
     const check = await consistent(workspace.id);
     assert.equal(check.monthly_remaining, 50_000 - 12);
@@ -226,9 +297,19 @@ describe('metering', () => {
     // One connection: the next statement runs where the gate's did.
     const pool = createPool(t.db.pool.options.connectionString!, 1);
     try {
-      const r = await new Gate(pool, PEPPER, t.clock).check({ key: key.key, surface: 'rest', reserve: true, leadFeed: false, csv: false, requestId: 'req_async_commit' });
+      const r = await new Gate(pool, PEPPER, t.clock).check({
+        key: key.key,
+        surface: 'rest',
+        reserve: true,
+        leadFeed: false,
+        csv: false,
+        requestId: 'req_async_commit',
+      });
       assert.equal(r.outcome, 'ok');
-      assert.equal((await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit, 'on');
+      assert.equal(
+        (await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit,
+        'on',
+      );
       await t.app.gate.settle(r.reservation!, true);
     } finally {
       await pool.end();
@@ -247,14 +328,37 @@ describe('metering', () => {
   it('a 5xx costs nothing: the reserved credit is refunded with a ledger entry', async () => {
     const { workspace, key } = await t.workspace('pro');
     const failing = defineOperation({
-      name: 'failing', tool: null, path: '/failing', title: 'fails', description: 'fails',
-      params: z.strictObject({}), kind: 'single', result: z.object({}), response: singleEnvelope(z.object({})),
-      metered: true, errors: [],
-      async handle() { throw new Error('boom'); },
+      name: 'failing',
+      tool: null,
+      path: '/failing',
+      title: 'fails',
+      description: 'fails',
+      params: z.strictObject({}),
+      kind: 'single',
+      result: z.object({}),
+      response: singleEnvelope(z.object({})),
+      metered: true,
+      errors: [],
+      async handle() {
+        throw new Error('boom');
+      },
     }) as unknown as Operation;
-    const outcome = await t.app.pipeline.invoke(failing, { surface: 'rest', headers: { authorization: `Bearer ${key.key}` }, args: {}, csv: false, requestId: 'req_test5xx000000000000000', clientIp: '127.0.0.1' });
+    const outcome = await t.app.pipeline.invoke(failing, {
+      surface: 'rest',
+      headers: { authorization: `Bearer ${key.key}` },
+      args: {},
+      csv: false,
+      requestId: 'req_test5xx000000000000000',
+      clientIp: '127.0.0.1',
+    });
     assert.equal(outcome.status, 500);
-    assert.deepEqual(outcome.body, { error: { code: 'internal_error', message: 'Internal server error. Retry with backoff.', request_id: 'req_test5xx000000000000000' } });
+    assert.deepEqual(outcome.body, {
+      error: {
+        code: 'internal_error',
+        message: 'Internal server error. Retry with backoff.',
+        request_id: 'req_test5xx000000000000000',
+      },
+    });
     assert.equal(outcome.credits, 0);
     const check = await consistent(workspace.id);
     assert.equal(check.monthly_remaining, 50_000);
@@ -264,7 +368,14 @@ describe('metering', () => {
   it('a credit reserved by a request that never finished is released by the sweeper, not leaked', async () => {
     const { workspace, key } = await t.workspace('pro');
     await t.app.gate.flush(); // earlier tests' kept credits, settled in a batch, are not this test's
-    const r = await t.app.gate.check({ key: key.key, surface: 'rest', reserve: true, leadFeed: false, csv: false, requestId: 'req_crash' });
+    const r = await t.app.gate.check({
+      key: key.key,
+      surface: 'rest',
+      reserve: true,
+      leadFeed: false,
+      csv: false,
+      requestId: 'req_crash',
+    });
     assert.equal(r.outcome, 'ok');
     assert.equal((await consistent(workspace.id)).monthly_remaining, 49_999);
     assert.equal(await sweepReservations(t.db.pool, t.clock.now()), 0); // too young
@@ -305,9 +416,16 @@ describe('authentication', () => {
       assert.equal(r.headers['x-request-id'], body.error.request_id);
       bodies.add(JSON.stringify({ ...body, error: { ...body.error, request_id: '' } }));
     }
-    assert.deepEqual([...bodies], [JSON.stringify({ error: { code: 'unauthorized', message: 'Invalid or missing API key.', request_id: '' } })]);
+    assert.deepEqual(
+      [...bodies],
+      [JSON.stringify({ error: { code: 'unauthorized', message: 'Invalid or missing API key.', request_id: '' } })],
+    );
     // Accepted forms: the scheme in any case, X-API-Key, both headers equal; an api_key in the query is ignored.
-    for (const headers of [{ authorization: `bearer ${key.key}` }, { 'x-api-key': key.key }, { authorization: `BEARER ${key.key}`, 'x-api-key': key.key }]) {
+    for (const headers of [
+      { authorization: `bearer ${key.key}` },
+      { 'x-api-key': key.key },
+      { authorization: `BEARER ${key.key}`, 'x-api-key': key.key },
+    ]) {
       assert.equal((await t.app.http.inject({ method: 'GET', url: `${METERED}?api_key=x`, headers })).statusCode, 200);
     }
   });
@@ -316,9 +434,15 @@ describe('authentication', () => {
     const { key } = await t.workspace('pro');
     const r = await t.get(`${METERED}?api_key=${key.key}`, key.key);
     await t.app.requestLog.flush();
-    const stored = JSON.stringify((await t.db.pool.query('SELECT * FROM api_keys')).rows) + JSON.stringify((await t.db.pool.query('SELECT * FROM request_logs')).rows);
+    const stored =
+      JSON.stringify((await t.db.pool.query('SELECT * FROM api_keys')).rows) +
+      JSON.stringify((await t.db.pool.query('SELECT * FROM request_logs')).rows);
     assert.ok(!stored.includes(key.key.slice(9)), 'a raw key is stored somewhere');
-    const log = (await t.db.pool.query('SELECT route, status, credits, key_id FROM request_logs WHERE request_id = $1', [r.headers['x-request-id']])).rows[0];
+    const log = (
+      await t.db.pool.query('SELECT route, status, credits, key_id FROM request_logs WHERE request_id = $1', [
+        r.headers['x-request-id'],
+      ])
+    ).rows[0];
     assert.deepEqual(log, { route: '/v1/filings/recent', status: 200, credits: 1, key_id: key.id });
   });
 });

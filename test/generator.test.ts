@@ -122,7 +122,8 @@ describe('generateDataset', () => {
   before(async () => {
     small = await generate('small-a', 3000, 7);
     medium = await generate('medium', 25_000, 1, 5);
-    for (const [, data] of await readZip(path.join(medium.out_dir, 'cordata.zip'))) snapshotLines.push(...splitLines(data, true));
+    for (const [, data] of await readZip(path.join(medium.out_dir, 'cordata.zip')))
+      snapshotLines.push(...splitLines(data, true));
   });
 
   it('writes byte-identical files for the same options, with or without workers, and others for another seed', async () => {
@@ -133,10 +134,16 @@ describe('generateDataset', () => {
     assert.deepEqual((await readdir(again.out_dir)).sort(), names);
     assert.equal(names.length, 2 + 2 * 3);
     for (const name of names) {
-      const [a, b] = await Promise.all([readFile(path.join(small.out_dir, name)), readFile(path.join(again.out_dir, name))]);
+      const [a, b] = await Promise.all([
+        readFile(path.join(small.out_dir, name)),
+        readFile(path.join(again.out_dir, name)),
+      ]);
       assert.ok(a.equals(b), `${name} differs between runs`);
     }
-    const [a, c] = await Promise.all([readFile(path.join(small.out_dir, 'cordata.zip')), readFile(path.join(other.out_dir, 'cordata.zip'))]);
+    const [a, c] = await Promise.all([
+      readFile(path.join(small.out_dir, 'cordata.zip')),
+      readFile(path.join(other.out_dir, 'cordata.zip')),
+    ]);
     assert.ok(!a.equals(c), 'another seed gives other records');
   });
 
@@ -144,13 +151,25 @@ describe('generateDataset', () => {
     assert.equal(small.snapshot_date, '2024-03-12');
     assert.deepEqual(
       small.files.map((f) => f.name),
-      ['cordata.zip', 'corevent.zip', '20240313c.txt', '20240313ce.txt', '20240314c.txt', '20240314ce.txt', '20240315c.txt', '20240315ce.txt'],
+      [
+        'cordata.zip',
+        'corevent.zip',
+        '20240313c.txt',
+        '20240313ce.txt',
+        '20240314c.txt',
+        '20240314ce.txt',
+        '20240315c.txt',
+        '20240315ce.txt',
+      ],
     );
   });
 
   it('spreads the snapshot over ten CR LF members of 1442-byte lines, all well formed', async () => {
     const members = await readZip(path.join(medium.out_dir, 'cordata.zip'));
-    assert.deepEqual([...members.keys()], Array.from({ length: 10 }, (_, k) => `cordata${k}.txt`));
+    assert.deepEqual(
+      [...members.keys()],
+      Array.from({ length: 10 }, (_, k) => `cordata${k}.txt`),
+    );
     for (const data of members.values()) assert.equal(data.length % (CORPORATE_RECORD_BYTES + 2), 0);
     assert.equal(snapshotLines.length, 25_000);
     for (const line of snapshotLines) assert.equal(corporateProblem(line), null);
@@ -213,17 +232,37 @@ describe('generateDataset', () => {
 
   it('carries the awkward cases real files have', () => {
     const names = snapshotLines.map((l) => field(l, corporate.name));
-    assert.ok(names.some((n) => isUtf8(n) && /[^\x00-\x7f]/.test(n.toString('latin1'))), 'a UTF-8 multibyte name');
-    const fields = snapshotLines.flatMap((l) => [field(l, corporate.name), field(l, corporate.principal.addr1), field(l, corporate.agent.name)]);
-    assert.ok(fields.some((f) => !isUtf8(f)), 'a Windows-1252 field');
-    assert.ok(fields.some((f) => f.includes(0xa0) && !isUtf8(f)), 'a lone 0xA0 byte');
-    const blankState = snapshotLines.filter((l) => ascii(l, corporate.principal.state) === '').length / snapshotLines.length;
+    assert.ok(
+      names.some((n) => isUtf8(n) && /[^\x00-\x7f]/.test(n.toString('latin1'))),
+      'a UTF-8 multibyte name',
+    );
+    const fields = snapshotLines.flatMap((l) => [
+      field(l, corporate.name),
+      field(l, corporate.principal.addr1),
+      field(l, corporate.agent.name),
+    ]);
+    assert.ok(
+      fields.some((f) => !isUtf8(f)),
+      'a Windows-1252 field',
+    );
+    assert.ok(
+      fields.some((f) => f.includes(0xa0) && !isUtf8(f)),
+      'a lone 0xA0 byte',
+    );
+    const blankState =
+      snapshotLines.filter((l) => ascii(l, corporate.principal.state) === '').length / snapshotLines.length;
     assert.ok(blankState > 0.25 && blankState < 0.35, `blank principal state ${blankState}`);
     const zips = snapshotLines.map((l) => field(l, corporate.principal.zip).toString('latin1'));
-    for (const shape of [/^\d{5} USA $/, /^\d{5}-\d{3} $/, /^\d{5}-\d{4}$/, /^\d{5}     $/]) {
-      assert.ok(zips.some((z) => shape.test(z)), `a ZIP like ${shape}`);
+    for (const shape of [/^\d{5} USA $/, /^\d{5}-\d{3} $/, /^\d{5}-\d{4}$/, /^\d{5} {5}$/]) {
+      assert.ok(
+        zips.some((z) => shape.test(z)),
+        `a ZIP like ${shape}`,
+      );
     }
-    assert.ok(snapshotLines.some((l) => /^\d{9}$/.test(ascii(l, corporate.agent.zip))), 'a nine-digit agent ZIP');
+    assert.ok(
+      snapshotLines.some((l) => /^\d{9}$/.test(ascii(l, corporate.agent.zip))),
+      'a nine-digit agent ZIP',
+    );
     const blankTypeSlot = snapshotLines.some((l) =>
       Array.from({ length: OFFICER_SLOTS }, (_, k) => officerSlotStart(k + 1)).some(
         (at) => l[at + officer.nameType.start] === 0x20 && l[at + officer.name.start] !== 0x20,
@@ -231,10 +270,21 @@ describe('generateDataset', () => {
     );
     assert.ok(blankTypeSlot, 'an officer slot with a name but no name type');
     const years = snapshotLines.map((l) => Number(ascii(l, corporate.fileDate).slice(4)));
-    assert.ok(years.some((y) => y < 1950), 'a very old file date');
-    const fileDates = snapshotLines.map((l) => ascii(l, corporate.fileDate)).map((d) => `${d.slice(4)}-${d.slice(0, 2)}-${d.slice(2, 4)}`);
-    assert.ok(fileDates.some((d) => d > medium.snapshot_date), 'a file date after the snapshot');
-    assert.ok(snapshotLines.some((l) => ascii(l, corporate.moreThanSixOfficers) === 'Y'), 'more than six officers');
+    assert.ok(
+      years.some((y) => y < 1950),
+      'a very old file date',
+    );
+    const fileDates = snapshotLines
+      .map((l) => ascii(l, corporate.fileDate))
+      .map((d) => `${d.slice(4)}-${d.slice(0, 2)}-${d.slice(2, 4)}`);
+    assert.ok(
+      fileDates.some((d) => d > medium.snapshot_date),
+      'a file date after the snapshot',
+    );
+    assert.ok(
+      snapshotLines.some((l) => ascii(l, corporate.moreThanSixOfficers) === 'Y'),
+      'more than six officers',
+    );
   });
 });
 
@@ -263,7 +313,9 @@ describe('entity mix', () => {
     const llcSlots = entities.filter((e) => e.type === 'FLAL').flatMap((e) => e.officers);
     const mgrAmbr = share(llcSlots, (o) => o.title === 'MGR' || o.title === 'AMBR');
     assert.ok(mgrAmbr > 0.6 && mgrAmbr < 0.73, `MGR+AMBR ${mgrAmbr}`);
-    const corpTitles = new Set(entities.filter((e) => e.type === 'DOMP').flatMap((e) => e.officers.map((o) => o.title)));
+    const corpTitles = new Set(
+      entities.filter((e) => e.type === 'DOMP').flatMap((e) => e.officers.map((o) => o.title)),
+    );
     for (const t of ['P', 'PRES', 'VP', 'S', 'T', 'D', 'DIR']) assert.ok(corpTitles.has(t), `corporation title ${t}`);
     const lpSlots = entities.filter((e) => e.type === 'DOMLP' || e.type === 'FORLP').flatMap((e) => e.officers);
     assert.ok(share(lpSlots, (o) => o.title === 'G') > 0.7);
@@ -276,13 +328,23 @@ describe('entity mix', () => {
     assert.ok(Math.abs(share(entities, (e) => e.status === 'A') - 0.45) < 0.03);
     const lastCode = (e: Entity): string | undefined => e.history[e.history.length - 1]?.code;
     const inactive = entities.filter((e) => e.status === 'I');
-    assert.ok(inactive.every((e) => inactivationOf(lastCode(e) ?? '') !== undefined), 'an inactive entity ends with its inactivation');
+    assert.ok(
+      inactive.every((e) => inactivationOf(lastCode(e) ?? '') !== undefined),
+      'an inactive entity ends with its inactivation',
+    );
     const active = entities.filter((e) => e.status === 'A');
-    assert.ok(active.every((e) => inactivationOf(lastCode(e) ?? '') === undefined), 'an active entity does not');
+    assert.ok(
+      active.every((e) => inactivationOf(lastCode(e) ?? '') === undefined),
+      'an active entity does not',
+    );
     const endings = inactive.map((e) => lastCode(e)!);
-    const top = [...new Set(endings)].sort((a, b) => share(endings, (c) => c === b) - share(endings, (c) => c === a))[0];
+    const top = [...new Set(endings)].sort(
+      (a, b) => share(endings, (c) => c === b) - share(endings, (c) => c === a),
+    )[0];
     assert.equal(top, 'CORAMADMAR');
-    assert.ok(share(entities, (e) => e.agent.nameType === 'C' && e.agent.name === 'CORPORATION SERVICE COMPANY') > 0.02);
+    assert.ok(
+      share(entities, (e) => e.agent.nameType === 'C' && e.agent.name === 'CORPORATION SERVICE COMPANY') > 0.02,
+    );
   });
 
   it('derives the same entity from the same seed and index', () => {

@@ -35,7 +35,8 @@ async function write(name: string, content: Buffer): Promise<string> {
 /** A quarterly zip whose members are dated `date` (YYYY-MM-DD). */
 async function snapshotZip(name: string, members: Record<string, Buffer>, date: string): Promise<string> {
   const zip = new yazl.ZipFile();
-  for (const [member, content] of Object.entries(members)) zip.addBuffer(content, member, { mtime: new Date(`${date}T12:00:00Z`) });
+  for (const [member, content] of Object.entries(members))
+    zip.addBuffer(content, member, { mtime: new Date(`${date}T12:00:00Z`) });
   zip.end();
   const chunks: Buffer[] = [];
   for await (const c of zip.outputStream) chunks.push(c as Buffer);
@@ -48,7 +49,10 @@ const q = async <T = Record<string, unknown>>(sql: string, params: unknown[] = [
   (await db.pool.query(sql, params)).rows as T[];
 
 const docs = (n: number, prefix: string, from = 1): Corp[] =>
-  Array.from({ length: n }, (_, i) => ({ doc: `${prefix}${String(from + i).padStart(11, '0')}`, name: `${prefix} COMPANY ${from + i} LLC` }));
+  Array.from({ length: n }, (_, i) => ({
+    doc: `${prefix}${String(from + i).padStart(11, '0')}`,
+    name: `${prefix} COMPANY ${from + i} LLC`,
+  }));
 
 describe('importer', () => {
   it('applies a snapshot, then daily files, each once', async () => {
@@ -76,7 +80,9 @@ describe('importer', () => {
     );
     const events = await snapshotZip(
       'corevent.zip',
-      { 'corevent0.txt': fileOf([event({ doc: 'L00000000001', seq: 1, code: 'CORAMADMAR', filed: '09252026' })], true) },
+      {
+        'corevent0.txt': fileOf([event({ doc: 'L00000000001', seq: 1, code: 'CORAMADMAR', filed: '09252026' })], true),
+      },
       '2026-10-01',
     );
     const lines: string[] = [];
@@ -85,24 +91,39 @@ describe('importer', () => {
     const warmed = lines.flatMap((l, i) => (/^dataset: prewarmed \d+ relations/.test(l) ? [i] : []));
     assert.equal(warmed.length, 1, lines.join('\n'));
     assert.ok(lines.slice(0, warmed[0]).some((l) => l.startsWith('corevent.zip: derived tables')));
-    assert.deepEqual(first.files.map((f) => [f.kind, f.status, f.records_loaded, f.records_rejected]), [
-      ['quarterly_corporate', 'imported', 4, 0],
-      ['quarterly_events', 'imported', 1, 0],
-    ]);
+    assert.deepEqual(
+      first.files.map((f) => [f.kind, f.status, f.records_loaded, f.records_rejected]),
+      [
+        ['quarterly_corporate', 'imported', 4, 0],
+        ['quarterly_events', 'imported', 1, 0],
+      ],
+    );
     assert.equal(first.dataset.entities, 4);
     assert.equal(first.dataset.officers, 2);
     assert.equal(first.dataset.snapshot_date, '2026-10-01');
 
-    const [officer] = await q(`SELECT slot, title, name, name_sorted, name_words FROM registry.officers WHERE slot = 2`);
-    assert.deepEqual(officer, { slot: 2, title: 'D', name: "O'BRIEN, SEAN", name_sorted: 'OBRIEN SEAN', name_words: ['OBRIEN', 'SEAN'] });
-    const [entity] = await q(`SELECT name_norm, name_core, name_words, agent_key FROM registry.entities WHERE document_number = 'P20000000001'`);
+    const [officer] = await q(
+      `SELECT slot, title, name, name_sorted, name_words FROM registry.officers WHERE slot = 2`,
+    );
+    assert.deepEqual(officer, {
+      slot: 2,
+      title: 'D',
+      name: "O'BRIEN, SEAN",
+      name_sorted: 'OBRIEN SEAN',
+      name_words: ['OBRIEN', 'SEAN'],
+    });
+    const [entity] = await q(
+      `SELECT name_norm, name_core, name_words, agent_key FROM registry.entities WHERE document_number = 'P20000000001'`,
+    );
     assert.deepEqual(entity, {
       name_norm: 'SUNSHINE HOLDINGS INC',
       name_core: 'SUNSHINE HOLDINGS',
       name_words: ['SUNSHINE', 'HOLDINGS'],
       agent_key: 'CORP SERVICE CO',
     });
-    assert.deepEqual(await q(`SELECT document_number, letter FROM registry.inactivations`), [{ document_number: 'L00000000001', letter: 'd' }]);
+    assert.deepEqual(await q(`SELECT document_number, letter FROM registry.inactivations`), [
+      { document_number: 'L00000000001', letter: 'd' },
+    ]);
 
     const daily = await write(
       '20261005c.txt',
@@ -118,20 +139,29 @@ describe('importer', () => {
     const second = await importFiles(db.pool, [daily], { log: (l) => dailyLines.push(l) });
     // Vacuumed, then prewarmed again after the daily file (it leaves pages that index-only scans read
     // the heap for, and pushes hot pages out of the cache).
-    assert.match(dailyLines[dailyLines.length - 2]!, /^dataset: vacuumed entity_postings, entities, officers in /, dailyLines.join('\n'));
+    assert.match(
+      dailyLines[dailyLines.length - 2]!,
+      /^dataset: vacuumed entity_postings, entities, officers in /,
+      dailyLines.join('\n'),
+    );
     assert.match(dailyLines[dailyLines.length - 1]!, /^dataset: prewarmed \d+ relations/, dailyLines.join('\n'));
     const vacuumed = await q(
       `SELECT relname FROM pg_stat_user_tables WHERE schemaname = 'registry'
        AND last_vacuum > (SELECT finished_at FROM imports WHERE file_name = '20261005c.txt') ORDER BY relname`,
     );
-    assert.deepEqual(vacuumed.map((r) => r.relname), ['entities', 'entity_postings', 'officers']);
+    assert.deepEqual(
+      vacuumed.map((r) => r.relname),
+      ['entities', 'entity_postings', 'officers'],
+    );
     // The postings the file wrote are all-visible: their index is read without the table.
     const c = await db.pool.connect();
     try {
       await c.query('BEGIN');
       await c.query('SET LOCAL enable_seqscan = off');
       await c.query('SET LOCAL enable_bitmapscan = off');
-      const { rows } = await c.query<{ 'QUERY PLAN': Array<{ Plan: { 'Node Type': string; 'Heap Fetches': number } }> }>(
+      const { rows } = await c.query<{
+        'QUERY PLAN': Array<{ Plan: { 'Node Type': string; 'Heap Fetches': number } }>;
+      }>(
         `EXPLAIN (ANALYZE, FORMAT JSON) SELECT document_number, id FROM registry.entity_postings WHERE slice = 'p:N'
          ORDER BY prefix DESC, sim DESC, filed DESC, document_number`,
       );
@@ -143,13 +173,24 @@ describe('importer', () => {
     }
     const f = second.files[0]!;
     assert.deepEqual([f.records_read, f.records_loaded, f.records_updated, f.records_rejected], [5, 1, 1, 2]);
-    assert.deepEqual(f.rejects.map((r) => [r.line, /900 bytes|impossible date/.test(r.reason)]), [[3, true], [4, true]]);
+    assert.deepEqual(
+      f.rejects.map((r) => [r.line, /900 bytes|impossible date/.test(r.reason)]),
+      [
+        [3, true],
+        [4, true],
+      ],
+    );
     assert.equal(second.dataset.entities, 5);
-    assert.deepEqual(await q(`SELECT name FROM registry.entities WHERE document_number = 'L26000000001'`), [{ name: 'NEW VENTURE HOLDINGS LLC' }]);
+    assert.deepEqual(await q(`SELECT name FROM registry.entities WHERE document_number = 'L26000000001'`), [
+      { name: 'NEW VENTURE HOLDINGS LLC' },
+    ]);
 
     const againLines: string[] = [];
     const again = await importFiles(db.pool, [daily, snapshot], { log: (l) => againLines.push(l) });
-    assert.deepEqual(again.files.map((x) => x.status), ['already_imported', 'already_imported']);
+    assert.deepEqual(
+      again.files.map((x) => x.status),
+      ['already_imported', 'already_imported'],
+    );
     assert.ok(!againLines.some((l) => l.startsWith('dataset: prewarmed')), againLines.join('\n'));
     assert.equal(again.dataset.version, second.dataset.version);
   });
@@ -160,15 +201,22 @@ describe('importer', () => {
     await importFiles(db.pool, [newer]);
     const late = await importFiles(db.pool, [older]);
     assert.equal(late.files[0]!.records_skipped_older, 1);
-    assert.deepEqual(await q(`SELECT name FROM registry.entities WHERE document_number = 'L00000000003'`), [{ name: 'THIRD NEWEST LLC' }]);
+    assert.deepEqual(await q(`SELECT name FROM registry.entities WHERE document_number = 'L00000000003'`), [
+      { name: 'THIRD NEWEST LLC' },
+    ]);
   });
 
   it('orders files by date whatever the order given', async () => {
     const a = await write('20261012c.txt', fileOf([corporate({ doc: 'L00000000004', name: 'FOURTH A LLC' })]));
     const b = await write('20261013c.txt', fileOf([corporate({ doc: 'L00000000004', name: 'FOURTH B LLC' })]));
     const r = await importFiles(db.pool, [b, a]);
-    assert.deepEqual(r.files.map((x) => path.basename(x.file)), ['20261012c.txt', '20261013c.txt']);
-    assert.deepEqual(await q(`SELECT name FROM registry.entities WHERE document_number = 'L00000000004'`), [{ name: 'FOURTH B LLC' }]);
+    assert.deepEqual(
+      r.files.map((x) => path.basename(x.file)),
+      ['20261012c.txt', '20261013c.txt'],
+    );
+    assert.deepEqual(await q(`SELECT name FROM registry.entities WHERE document_number = 'L00000000004'`), [
+      { name: 'FOURTH B LLC' },
+    ]);
   });
 
   it('applies daily events and refines the status from the last inactivating one', async () => {
@@ -181,9 +229,10 @@ describe('importer', () => {
     );
     const r = await importFiles(db.pool, [ev]);
     assert.equal(r.files[0]!.records_loaded, 2);
-    assert.deepEqual(await q(`SELECT letter, code FROM registry.inactivations WHERE document_number = 'L00000000002'`), [
-      { letter: 'r', code: 'CORAMADREV' },
-    ]);
+    assert.deepEqual(
+      await q(`SELECT letter, code FROM registry.inactivations WHERE document_number = 'L00000000002'`),
+      [{ letter: 'r', code: 'CORAMADREV' }],
+    );
   });
 
   it('swaps a new snapshot in whole, carrying over daily changes newer than it, and readers never see a mix', async () => {
@@ -193,7 +242,11 @@ describe('importer', () => {
       WHERE c.relnamespace = 'registry'::regnamespace ORDER BY 1, 2`;
     const indexesBefore = await q(definitions);
     const big = docs(3000, 'M');
-    const snapshot = await snapshotZip('cordata.zip', { 'cordata0.txt': fileOf(big.map(corporate), true) }, '2026-10-06');
+    const snapshot = await snapshotZip(
+      'cordata.zip',
+      { 'cordata0.txt': fileOf(big.map(corporate), true) },
+      '2026-10-06',
+    );
 
     const seen = new Set<number>();
     let loading = true;
@@ -234,44 +287,91 @@ describe('importer', () => {
         { document_number: 'L00000000004', name: 'FOURTH B LLC' },
       ],
     );
-    assert.ok([...seen].every((n) => n === before || n === 3000 + carried), `reader saw ${[...seen].join(', ')}`);
+    assert.ok(
+      [...seen].every((n) => n === before || n === 3000 + carried),
+      `reader saw ${[...seen].join(', ')}`,
+    );
     assert.ok(seen.has(before));
     // Every table swapped in was indexed as its migrations say, and has statistics.
     assert.deepEqual(await q(definitions), indexesBefore);
     assert.deepEqual(
-      await q(`SELECT relname FROM pg_stat_user_tables WHERE schemaname = 'registry' AND last_analyze IS NULL AND relname = ANY($1::text[]) ORDER BY 1`, [
-        ['entities', 'officers', 'agents', 'agent_spellings', 'entity_words', 'officer_words', 'agent_words', 'address_words',
-         'entity_word_keys', 'officer_word_keys', 'agent_word_keys', 'address_word_keys', 'entity_counts', 'entity_day_counts', 'entity_postings'],
-      ]),
+      await q(
+        `SELECT relname FROM pg_stat_user_tables WHERE schemaname = 'registry' AND last_analyze IS NULL AND relname = ANY($1::text[]) ORDER BY 1`,
+        [
+          [
+            'entities',
+            'officers',
+            'agents',
+            'agent_spellings',
+            'entity_words',
+            'officer_words',
+            'agent_words',
+            'address_words',
+            'entity_word_keys',
+            'officer_word_keys',
+            'agent_word_keys',
+            'address_word_keys',
+            'entity_counts',
+            'entity_day_counts',
+            'entity_postings',
+          ],
+        ],
+      ),
       [],
     );
     // The postings, read index-only, are all-visible once the load is in. (Not so the entities' pages
     // of the carried-over rows here: the reader's counts began before those were written.)
     assert.deepEqual(
-      await q(`SELECT relpages > 0 AND relallvisible = relpages AS all_visible FROM pg_class WHERE oid = 'registry.entity_postings'::regclass`),
+      await q(
+        `SELECT relpages > 0 AND relallvisible = relpages AS all_visible FROM pg_class WHERE oid = 'registry.entity_postings'::regclass`,
+      ),
       [{ all_visible: true }],
     );
   });
 
   it('keeps room on every entity page, so a change to no indexed column rewrites the row on its own page', async () => {
     // Migrations 031 and 032's fillfactor, carried to the staged tables of the snapshot just swapped in.
-    const roomy = ['address_words', 'agent_spellings', 'agent_words', 'entities', 'entity_counts', 'entity_day_counts', 'entity_words', 'officer_words'];
+    const roomy = [
+      'address_words',
+      'agent_spellings',
+      'agent_words',
+      'entities',
+      'entity_counts',
+      'entity_day_counts',
+      'entity_words',
+      'officer_words',
+    ];
     assert.deepEqual(
-      await q(`SELECT relname, reloptions FROM pg_class WHERE relnamespace = 'registry'::regnamespace AND relname = ANY($1::text[]) ORDER BY 1`, [roomy]),
+      await q(
+        `SELECT relname, reloptions FROM pg_class WHERE relnamespace = 'registry'::regnamespace AND relname = ANY($1::text[]) ORDER BY 1`,
+        [roomy],
+      ),
       roomy.map((relname) => ({ relname, reloptions: ['fillfactor=90'] })),
     );
     const place = async (doc: string) =>
-      (await q<{ block: string; xmin: string }>(`SELECT (ctid::text::point)[0]::text AS block, xmin::text FROM registry.entities WHERE document_number = $1`, [doc]))[0]!;
+      (
+        await q<{ block: string; xmin: string }>(
+          `SELECT (ctid::text::point)[0]::text AS block, xmin::text FROM registry.entities WHERE document_number = $1`,
+          [doc],
+        )
+      )[0]!;
     const doc = 'M00000000001';
     const before = await place(doc);
     assert.equal(before.block, '0');
     // A new officer: none of the entity's indexed columns changes.
     await importFiles(db.pool, [
-      await write('20261030c.txt', fileOf([corporate({ doc, name: 'M COMPANY 1 LLC', officers: [{ title: 'MGR', name: person('POE', 'EVE') }] })])),
+      await write(
+        '20261030c.txt',
+        fileOf([corporate({ doc, name: 'M COMPANY 1 LLC', officers: [{ title: 'MGR', name: person('POE', 'EVE') }] })]),
+      ),
     ]);
     const now = await place(doc);
     assert.notEqual(now.xmin, before.xmin, 'the row was rewritten');
-    assert.equal(now.block, before.block, 'on the page it was on (a full page would have sent it to the end of the table)');
+    assert.equal(
+      now.block,
+      before.block,
+      'on the page it was on (a full page would have sent it to the end of the table)',
+    );
   });
 
   it('shows each registered agent by its most frequent spellings, kept by the difference through daily files with the word keys', async () => {
@@ -281,7 +381,8 @@ describe('importer', () => {
              mode() WITHIN GROUP (ORDER BY agent_city) AS city, mode() WITHIN GROUP (ORDER BY agent_state) AS state,
              count(*)::int AS entity_count, min(agent_words) AS name_words
       FROM registry.entities WHERE agent_key IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`;
-    const shown = 'SELECT agent_key, zip5, name, city, state, entity_count, name_words FROM registry.agents ORDER BY 1, 2';
+    const shown =
+      'SELECT agent_key, zip5, name, city, state, entity_count, name_words FROM registry.agents ORDER BY 1, 2';
     const spellings = `
       SELECT agent_key, coalesce(agent_zip5, '') AS zip5, agent_name AS name, agent_city AS city, agent_state AS state, agent_words AS words, count(*)::int AS n
       FROM registry.entities WHERE agent_key IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6`;
@@ -294,52 +395,81 @@ describe('importer', () => {
       for (const kind of ['entity', 'officer', 'agent', 'address']) {
         const keys = `SELECT key, word FROM registry.${kind}_word_keys`;
         const recounted = `SELECT k, word FROM registry.${kind}_words, unnest(registry.word_keys(word)) AS k`;
-        assert.deepEqual(await q(`(${keys} EXCEPT ALL ${recounted}) UNION ALL (${recounted} EXCEPT ALL ${keys})`), [], kind);
+        assert.deepEqual(
+          await q(`(${keys} EXCEPT ALL ${recounted}) UNION ALL (${recounted} EXCEPT ALL ${keys})`),
+          [],
+          kind,
+        );
       }
     };
     const firm = (doc: string, agent: string, agentCity?: string, officers: Corp['officers'] = []): Buffer =>
       corporate({ doc, name: `FIRM ${doc} LLC`, agent, agentCity, officers });
-    const group = async () => (await q(`SELECT id, name, city, entity_count FROM registry.agents WHERE agent_key = 'CORP SERVICE CO'`))[0];
+    const group = async () =>
+      (await q(`SELECT id, name, city, entity_count FROM registry.agents WHERE agent_key = 'CORP SERVICE CO'`))[0];
 
     // Daily files move the stored counts by their difference instead of recounting.
     const countsAgree = async (r: Awaited<ReturnType<typeof importFiles>>): Promise<void> => {
-      const [real] = await q(`SELECT (SELECT count(*)::int FROM registry.entities) AS entities, (SELECT count(*)::int FROM registry.officers) AS officers,
+      const [real] =
+        await q(`SELECT (SELECT count(*)::int FROM registry.entities) AS entities, (SELECT count(*)::int FROM registry.officers) AS officers,
                                      (SELECT count(*)::int FROM registry.events) AS events, (SELECT count(*)::int FROM registry.agents) AS agents`);
       const { entities, officers, events, agents } = r.dataset;
-      assert.deepEqual({ entities: Number(entities), officers: Number(officers), events: Number(events), agents: Number(agents) }, real);
+      assert.deepEqual(
+        { entities: Number(entities), officers: Number(officers), events: Number(events), agents: Number(agents) },
+        real,
+      );
     };
 
     await agreesWithEntities(); // as the snapshot above built them
     const first = await importFiles(db.pool, [
-      await write('20261020c.txt', fileOf([
-        firm('A00000000001', 'CORPORATION SERVICE COMPANY', undefined, [{ title: 'P', name: person('DOE', 'JANE') }, { title: 'D', name: person('DOE', 'JOHN') }]),
-        firm('A00000000002', 'CORPORATION SERVICE COMPANY'),
-        firm('A00000000003', 'CORPORATION SERVICE COMPANY', 'TAMPA BAY'),
-        firm('A00000000004', 'CORPORATION SERVICE CO.', 'TAMPA BAY'),
-        firm('A00000000005', 'CORPORATION SERVICE CO.', 'TAMPA BAY'),
-        firm('A00000000007', 'ZEPHYR AGENTS LLC'), // a newer group numbered after it
-      ])),
+      await write(
+        '20261020c.txt',
+        fileOf([
+          firm('A00000000001', 'CORPORATION SERVICE COMPANY', undefined, [
+            { title: 'P', name: person('DOE', 'JANE') },
+            { title: 'D', name: person('DOE', 'JOHN') },
+          ]),
+          firm('A00000000002', 'CORPORATION SERVICE COMPANY'),
+          firm('A00000000003', 'CORPORATION SERVICE COMPANY', 'TAMPA BAY'),
+          firm('A00000000004', 'CORPORATION SERVICE CO.', 'TAMPA BAY'),
+          firm('A00000000005', 'CORPORATION SERVICE CO.', 'TAMPA BAY'),
+          firm('A00000000007', 'ZEPHYR AGENTS LLC'), // a newer group numbered after it
+        ]),
+      ),
     ]);
     await countsAgree(first);
     const before = await group();
-    assert.deepEqual({ ...before, id: undefined }, { id: undefined, name: 'CORPORATION SERVICE COMPANY', city: 'TAMPA BAY', entity_count: 5 });
+    assert.deepEqual(
+      { ...before, id: undefined },
+      { id: undefined, name: 'CORPORATION SERVICE COMPANY', city: 'TAMPA BAY', entity_count: 5 },
+    );
     await agreesWithEntities();
 
     // Two firms change to the shorter spelling, two leave for another agent, a new one arrives.
     const second = await importFiles(db.pool, [
-      await write('20261021c.txt', fileOf([
-        firm('A00000000001', 'CORPORATION SERVICE CO.', undefined, [{ title: 'P', name: person('DOE', 'JANE') }]),
-        firm('A00000000002', 'REGISTERED AGENTS INC.'),
-        firm('A00000000003', 'CORPORATION SERVICE CO.', 'TAMPA BAY'),
-        firm('A00000000004', 'REGISTERED AGENTS INC.'),
-        firm('A00000000006', 'CORPORATION SERVICE CO.'),
-      ])),
+      await write(
+        '20261021c.txt',
+        fileOf([
+          firm('A00000000001', 'CORPORATION SERVICE CO.', undefined, [{ title: 'P', name: person('DOE', 'JANE') }]),
+          firm('A00000000002', 'REGISTERED AGENTS INC.'),
+          firm('A00000000003', 'CORPORATION SERVICE CO.', 'TAMPA BAY'),
+          firm('A00000000004', 'REGISTERED AGENTS INC.'),
+          firm('A00000000006', 'CORPORATION SERVICE CO.'),
+        ]),
+      ),
     ]);
     // CO. 4, COMPANY none; TAMPA 2 against TAMPA BAY 2, the tie to the first in order. Same id.
-    assert.deepEqual(await group(), { id: before!.id, name: 'CORPORATION SERVICE CO.', city: 'TAMPA', entity_count: 4 });
+    assert.deepEqual(await group(), {
+      id: before!.id,
+      name: 'CORPORATION SERVICE CO.',
+      city: 'TAMPA',
+      entity_count: 4,
+    });
     await agreesWithEntities();
     await countsAgree(second);
-    assert.deepEqual(await q(`SELECT name, n FROM registry.agent_spellings WHERE name = 'CORPORATION SERVICE COMPANY'`), []);
+    assert.deepEqual(
+      await q(`SELECT name, n FROM registry.agent_spellings WHERE name = 'CORPORATION SERVICE COMPANY'`),
+      [],
+    );
   });
 
   it('rewrites only the officers a daily file changes, leaving the unchanged rows as they were', async () => {
@@ -351,18 +481,40 @@ describe('importer', () => {
     const doc = 'B00000000001';
     const ann = { title: 'P', name: person('ROE', 'ANN') };
     await importFiles(db.pool, [
-      await write('20261022c.txt', fileOf([corporate({ doc, name: 'BRIGHT HARBOR LLC', officers: [ann, { title: 'D', name: person('ROE', 'BEN') }, { title: 'T', name: person('ROE', 'CY') }] })])),
+      await write(
+        '20261022c.txt',
+        fileOf([
+          corporate({
+            doc,
+            name: 'BRIGHT HARBOR LLC',
+            officers: [ann, { title: 'D', name: person('ROE', 'BEN') }, { title: 'T', name: person('ROE', 'CY') }],
+          }),
+        ]),
+      ),
     ]);
     const before = await officersOf(doc);
     // A report keeps slot 1 as it was, retitles slot 2, drops slot 3 and the entity's address changes.
     const r = await importFiles(db.pool, [
-      await write('20261023c.txt', fileOf([corporate({ doc, name: 'BRIGHT HARBOR LLC', street: '2 SEA AVE', officers: [ann, { title: 'VP', name: person('ROE', 'BEN') }] })])),
+      await write(
+        '20261023c.txt',
+        fileOf([
+          corporate({
+            doc,
+            name: 'BRIGHT HARBOR LLC',
+            street: '2 SEA AVE',
+            officers: [ann, { title: 'VP', name: person('ROE', 'BEN') }],
+          }),
+        ]),
+      ),
     ]);
     const now = await officersOf(doc);
-    assert.deepEqual(now.map(({ slot, title, name }) => ({ slot, title, name })), [
-      { slot: 1, title: 'P', name: 'ROE, ANN' },
-      { slot: 2, title: 'VP', name: 'ROE, BEN' },
-    ]);
+    assert.deepEqual(
+      now.map(({ slot, title, name }) => ({ slot, title, name })),
+      [
+        { slot: 1, title: 'P', name: 'ROE, ANN' },
+        { slot: 2, title: 'VP', name: 'ROE, BEN' },
+      ],
+    );
     assert.equal(now[0]!.xmin, before[0]!.xmin, 'the unchanged officer is not rewritten');
     assert.notEqual(now[1]!.xmin, before[1]!.xmin);
     const [real] = await q<{ n: number }>('SELECT count(*)::int AS n FROM registry.officers');
@@ -376,18 +528,31 @@ describe('importer', () => {
     // most rows unescaped, and must not those.
     const many = docs(1500, 'W');
     const escaped = 'BACK\\SLASH "QUOTED" LLC';
-    many[7] = { ...many[7]!, name: escaped, street: '1\tMAIN ST', officers: [{ title: 'MGR', name: person('O\\NEIL', 'JO') }] };
+    many[7] = {
+      ...many[7]!,
+      name: escaped,
+      street: '1\tMAIN ST',
+      officers: [{ title: 'MGR', name: person('O\\NEIL', 'JO') }],
+    };
     const snapshot = await snapshotZip(
       'cordata.zip',
       {
         'cordata0.txt': fileOf([...many.slice(0, 1499).map(corporate), Buffer.alloc(900, 0x20)], true),
-        'cordata1.txt': fileOf([corporate({ ...many[1499]!, officers: [{ title: 'MGR', name: person('ROE', 'ANN') }] }), corporate({ ...many[0]!, name: 'W RENAMED LLC' })], true),
+        'cordata1.txt': fileOf(
+          [
+            corporate({ ...many[1499]!, officers: [{ title: 'MGR', name: person('ROE', 'ANN') }] }),
+            corporate({ ...many[0]!, name: 'W RENAMED LLC' }),
+          ],
+          true,
+        ),
       },
       '2026-11-02',
     );
     const loaded = async () => ({
       entities: await q(`SELECT to_jsonb(e) - 'id' AS row FROM registry.entities e ORDER BY document_number`),
-      officers: await q(`SELECT e.document_number, to_jsonb(o) - 'entity_id' AS row FROM registry.officers o JOIN registry.entities e ON e.id = o.entity_id ORDER BY 1, 2::text`),
+      officers: await q(
+        `SELECT e.document_number, to_jsonb(o) - 'entity_id' AS row FROM registry.officers o JOIN registry.entities e ON e.id = o.entity_id ORDER BY 1, 2::text`,
+      ),
     });
     const [inOrder] = (await importFiles(db.pool, [snapshot])).files;
     const expected = await loaded();
@@ -395,18 +560,30 @@ describe('importer', () => {
     const [onWorkers] = (await importFiles(db.pool, [snapshot], { parallelFromBytes: 0 })).files;
     const got = await loaded();
 
-    const outcome = (f: typeof inOrder) => [f!.records_read, f!.records_loaded, f!.records_rejected, f!.rejects.map((x) => x.line)];
+    const outcome = (f: typeof inOrder) => [
+      f!.records_read,
+      f!.records_loaded,
+      f!.records_rejected,
+      f!.rejects.map((x) => x.line),
+    ];
     assert.deepEqual(outcome(onWorkers), outcome(inOrder));
     assert.deepEqual(outcome(onWorkers).slice(0, 3), [1502, 1500, 1]);
     assert.equal(got.entities.length, 1500);
     assert.deepEqual(got, expected);
-    assert.deepEqual(await q(`SELECT name FROM registry.entities WHERE document_number = $1`, [many[0]!.doc]), [{ name: 'W RENAMED LLC' }]);
-    assert.deepEqual(await q(`SELECT name, principal_addr1 FROM registry.entities WHERE document_number = $1`, [many[7]!.doc]), [
-      { name: escaped, principal_addr1: '1 MAIN ST' },
+    assert.deepEqual(await q(`SELECT name FROM registry.entities WHERE document_number = $1`, [many[0]!.doc]), [
+      { name: 'W RENAMED LLC' },
     ]);
-    assert.deepEqual(await q(`SELECT o.name FROM registry.officers o JOIN registry.entities e ON e.id = o.entity_id WHERE e.document_number = $1`, [many[7]!.doc]), [
-      { name: 'O\\NEIL, JO' },
-    ]);
+    assert.deepEqual(
+      await q(`SELECT name, principal_addr1 FROM registry.entities WHERE document_number = $1`, [many[7]!.doc]),
+      [{ name: escaped, principal_addr1: '1 MAIN ST' }],
+    );
+    assert.deepEqual(
+      await q(
+        `SELECT o.name FROM registry.officers o JOIN registry.entities e ON e.id = o.entity_id WHERE e.document_number = $1`,
+        [many[7]!.doc],
+      ),
+      [{ name: 'O\\NEIL, JO' }],
+    );
   });
 
   it('parses an events snapshot on worker threads into the same rows as on one thread, the last of a repeated event kept', async () => {
@@ -416,11 +593,20 @@ describe('importer', () => {
     // this test cannot force). The second member holds a blank line, a malformed one and an
     // unterminated last line.
     const ev = (i: number, description?: string) =>
-      event({ doc: `E${String(i).padStart(11, '0')}`, seq: 1 + (i % 3), code: 'AMENDMENT', filed: '03042021', ...(description ? { description } : {}) });
+      event({
+        doc: `E${String(i).padStart(11, '0')}`,
+        seq: 1 + (i % 3),
+        code: 'AMENDMENT',
+        filed: '03042021',
+        ...(description ? { description } : {}),
+      });
     const snapshot = await snapshotZip(
       'corevent.zip',
       {
-        'corevent0.txt': fileOf([...Array.from({ length: 3998 }, (_, i) => ev(i)), ev(3998, 'A\\B\tC'), ev(0, 'REPEATED LAST')], true),
+        'corevent0.txt': fileOf(
+          [...Array.from({ length: 3998 }, (_, i) => ev(i)), ev(3998, 'A\\B\tC'), ev(0, 'REPEATED LAST')],
+          true,
+        ),
         'corevent1.txt': Buffer.concat([fileOf([ev(4000), Buffer.alloc(0), Buffer.alloc(300, 0x41)], true), ev(4001)]),
       },
       '2026-11-02',
@@ -432,14 +618,23 @@ describe('importer', () => {
     const [onWorkers] = (await importFiles(db.pool, [snapshot], { parallelFromBytes: 0 })).files;
     const got = await loaded();
 
-    const outcome = (f: typeof inOrder) => [f!.records_read, f!.records_loaded, f!.records_rejected, f!.rejects.map((x) => `${x.file}:${x.line}`)];
+    const outcome = (f: typeof inOrder) => [
+      f!.records_read,
+      f!.records_loaded,
+      f!.records_rejected,
+      f!.rejects.map((x) => `${x.file}:${x.line}`),
+    ];
     assert.deepEqual(outcome(onWorkers), outcome(inOrder));
     assert.deepEqual(outcome(onWorkers), [4003, 4001, 1, ['corevent.zip:corevent1.txt:3']]);
     assert.equal(got.length, 4001);
     assert.deepEqual(got, expected);
-    assert.deepEqual(await q(`SELECT description FROM registry.events WHERE document_number = $1`, ['E00000000000']), [{ description: 'REPEATED LAST' }]);
+    assert.deepEqual(await q(`SELECT description FROM registry.events WHERE document_number = $1`, ['E00000000000']), [
+      { description: 'REPEATED LAST' },
+    ]);
     // Escaped on the workers too (a description's blanks, the tab among them, collapse to one space).
-    assert.deepEqual(await q(`SELECT description FROM registry.events WHERE document_number = $1`, ['E00000003998']), [{ description: 'A\\B C' }]);
+    assert.deepEqual(await q(`SELECT description FROM registry.events WHERE document_number = $1`, ['E00000003998']), [
+      { description: 'A\\B C' },
+    ]);
   });
 
   it('counts a full load by status, type and filing year in every slice, undated entities and no city included', async () => {
@@ -461,12 +656,17 @@ describe('importer', () => {
     );
     await importFiles(db.pool, [snapshot], { frequentWord: 2 });
     assert.deepEqual(await countsDisagree(db.pool), []);
-    assert.deepEqual(await q(`SELECT slice, status, entity_type, filing_year, n FROM registry.entity_counts WHERE slice IN ('w:SUN', 'c:TAMPA|w:PALM') ORDER BY 1, 2, 3, 4`), [
-      { slice: 'c:TAMPA|w:PALM', status: '', entity_type: '', filing_year: 0, n: 2 },
-      { slice: 'w:SUN', status: 'A', entity_type: 'FLAL', filing_year: -1, n: 1 },
-      { slice: 'w:SUN', status: 'A', entity_type: 'FLAL', filing_year: 2001, n: 1 },
-      { slice: 'w:SUN', status: 'I', entity_type: 'DOMP', filing_year: -1, n: 1 },
-    ]);
+    assert.deepEqual(
+      await q(
+        `SELECT slice, status, entity_type, filing_year, n FROM registry.entity_counts WHERE slice IN ('w:SUN', 'c:TAMPA|w:PALM') ORDER BY 1, 2, 3, 4`,
+      ),
+      [
+        { slice: 'c:TAMPA|w:PALM', status: '', entity_type: '', filing_year: 0, n: 2 },
+        { slice: 'w:SUN', status: 'A', entity_type: 'FLAL', filing_year: -1, n: 1 },
+        { slice: 'w:SUN', status: 'A', entity_type: 'FLAL', filing_year: 2001, n: 1 },
+        { slice: 'w:SUN', status: 'I', entity_type: 'DOMP', filing_year: -1, n: 1 },
+      ],
+    );
   });
 });
 
@@ -480,7 +680,10 @@ describe('COPY writer', () => {
       // waits: as when a parsed batch awaited the entities stream while the officers stream drained.
       writer.writeBytes(Buffer.from('x'.repeat(99).concat('\n').repeat(10_000)), 10_000);
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const waited = await Promise.race([writer.drained().then(() => 'drained'), new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting'))]);
+      const waited = await Promise.race([
+        writer.drained().then(() => 'drained'),
+        new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting')),
+      ]);
       assert.equal(waited, 'drained');
       assert.equal(await writer.end(), 10_000);
       assert.equal((await client.query<{ n: number }>('SELECT count(*)::int AS n FROM copied')).rows[0]!.n, 10_000);

@@ -1,10 +1,17 @@
 // The rate-limit stores: one suite run against the in-process store and against Redis (REDIS_URL),
 // on a hand-moved clock; what is particular to each store; and the fail-open guard on mocked timers.
 import assert from 'node:assert/strict';
-import { after, describe, it, mock } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { ManualClock } from '../src/clock.js';
-import { FailOpenLimiter, MemoryRateLimiter, RedisRateLimiter, type FailureReason, type RateDecision, type RateLimiter } from '../src/limits/index.js';
+import {
+  FailOpenLimiter,
+  MemoryRateLimiter,
+  RedisRateLimiter,
+  type FailureReason,
+  type RateDecision,
+  type RateLimiter,
+} from '../src/limits/index.js';
 import { dropKeys, needsRedis, REDIS_URL, testPrefix } from './support/redis.js';
 
 const START = '2026-03-10T12:00:00.000Z';
@@ -26,7 +33,13 @@ const prefixOf = (shared: string): string => {
 
 /** A Redis store, connected (it refuses commands until then rather than queueing them). */
 async function redisStore(prefix: string, clock: ManualClock): Promise<RedisRateLimiter> {
-  const store = new RedisRateLimiter({ url: REDIS_URL!, prefix, timeoutMs: 1000, clock, onConnectionError: (err) => assert.fail(err) });
+  const store = new RedisRateLimiter({
+    url: REDIS_URL!,
+    prefix,
+    timeoutMs: 1000,
+    clock,
+    onConnectionError: (err) => assert.fail(err),
+  });
   assert.ok(await store.ready(5000), `Redis at ${REDIS_URL} is not ready`);
   return store;
 }
@@ -64,7 +77,9 @@ for (const s of STORES) {
     const opened: RateLimiter[] = [];
     let n = 0;
     /** A fresh store (and key space) per test. */
-    const fresh = async (clock = new ManualClock(START)): Promise<{ store: RateLimiter; clock: ManualClock; shared: string }> => {
+    const fresh = async (
+      clock = new ManualClock(START),
+    ): Promise<{ store: RateLimiter; clock: ManualClock; shared: string }> => {
       const shared = `t${n++}`;
       const store = await s.make(clock, shared);
       opened.push(store);
@@ -83,10 +98,19 @@ for (const s of STORES) {
         clock.advance(SECOND);
       }
       assert.ok(passed.every((d) => d.allowed));
-      assert.deepEqual(passed.map((d) => d.remaining), Array.from({ length: 30 }, (_, i) => 29 - i));
+      assert.deepEqual(
+        passed.map((d) => d.remaining),
+        Array.from({ length: 30 }, (_, i) => 29 - i),
+      );
       // At t = 30 s the oldest (t = 0) leaves at t = 60 s: 30 s to wait.
       const refused = await store.hit('ws:a', 30);
-      assert.deepEqual(refused, { allowed: false, limit: 30, remaining: 0, resetAt: Date.parse(START) / 1000 + 60, resetSeconds: 30 });
+      assert.deepEqual(refused, {
+        allowed: false,
+        limit: 30,
+        remaining: 0,
+        resetAt: Date.parse(START) / 1000 + 60,
+        resetSeconds: 30,
+      });
       clock.advance(29_999);
       assert.equal((await store.hit('ws:a', 30)).allowed, false);
       assert.equal((await store.hit('ws:a', 30)).resetSeconds, 1); // 1 ms, rounded up
@@ -131,7 +155,13 @@ for (const s of STORES) {
     it('peeks without counting: a peek shows what the next request meets', async () => {
       const { store, clock } = await fresh();
       const empty = await store.peek('k', 5);
-      assert.deepEqual(empty, { allowed: true, limit: 5, remaining: 5, resetAt: Date.parse(START) / 1000, resetSeconds: 0 });
+      assert.deepEqual(empty, {
+        allowed: true,
+        limit: 5,
+        remaining: 5,
+        resetAt: Date.parse(START) / 1000,
+        resetSeconds: 0,
+      });
       await hits(store, 'k', 5, 4);
       clock.advance(10 * SECOND);
       const before = await store.peek('k', 5);
@@ -168,7 +198,9 @@ for (const s of STORES) {
       const { store, clock, shared } = await fresh();
       const other = await s.make(clock, shared);
       opened.push(other);
-      const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? store : other).hit('ws:busy', 30)));
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => (i % 2 ? store : other).hit('ws:busy', 30)),
+      );
       assert.equal(answers.filter((d) => d.allowed).length, 30);
       assert.deepEqual(new Set(answers.filter((d) => d.allowed).map((d) => d.remaining)).size, 30);
       assert.equal((await other.peek('ws:busy', 30)).remaining, 0);
@@ -216,15 +248,31 @@ describe('Redis store keys', { skip: needsRedis }, () => {
 
 describe('fail open', () => {
   const ok: RateDecision = { allowed: false, limit: 7, remaining: 0, resetAt: 1, resetSeconds: 3 };
-  const never: RateLimiter = { hit: () => new Promise(() => {}), peek: () => new Promise(() => {}), close: async () => {} };
-  const failing: RateLimiter = { hit: async () => Promise.reject(new Error('ECONNREFUSED')), peek: () => { throw new Error('sync'); }, close: async () => {} };
+  const never: RateLimiter = {
+    hit: () => new Promise(() => {}),
+    peek: () => new Promise(() => {}),
+    close: async () => {},
+  };
+  const failing: RateLimiter = {
+    hit: async () => Promise.reject(new Error('ECONNREFUSED')),
+    peek: () => {
+      throw new Error('sync');
+    },
+    close: async () => {},
+  };
   const answering: RateLimiter = { hit: async () => ok, peek: async () => ok, close: async () => {} };
 
   function guarded(store: RateLimiter, timeoutMs = 1000) {
     const clock = new ManualClock(START);
     const failures: FailureReason[] = [];
     const logs: Array<Record<string, unknown>> = [];
-    const limiter = new FailOpenLimiter(store, { timeoutMs, clock, count: (r) => failures.push(r), warn: (f) => logs.push(f), logIntervalMs: 10_000 });
+    const limiter = new FailOpenLimiter(store, {
+      timeoutMs,
+      clock,
+      count: (r) => failures.push(r),
+      warn: (f) => logs.push(f),
+      logIntervalMs: 10_000,
+    });
     return { limiter, clock, failures, logs };
   }
   const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -239,7 +287,13 @@ describe('fail open', () => {
     assert.equal(answer, null);
     t.mock.timers.tick(1);
     await turn();
-    assert.deepEqual(answer, { allowed: true, limit: 60, remaining: 59, resetAt: Date.parse(START) / 1000 + 60, resetSeconds: 60 });
+    assert.deepEqual(answer, {
+      allowed: true,
+      limit: 60,
+      remaining: 59,
+      resetAt: Date.parse(START) / 1000 + 60,
+      resetSeconds: 60,
+    });
     assert.deepEqual(failures, ['timeout']);
     assert.equal(logs.length, 1);
     assert.equal(logs[0]!.reason, 'timeout');
@@ -248,7 +302,13 @@ describe('fail open', () => {
   it('lets a request through at once when the store fails, and counts it', async () => {
     const { limiter, failures } = guarded(failing);
     assert.equal((await limiter.hit('k', 5)).allowed, true);
-    assert.deepEqual(await limiter.peek('k', 5), { allowed: true, limit: 5, remaining: 5, resetAt: Date.parse(START) / 1000, resetSeconds: 0 });
+    assert.deepEqual(await limiter.peek('k', 5), {
+      allowed: true,
+      limit: 5,
+      remaining: 5,
+      resetAt: Date.parse(START) / 1000,
+      resetSeconds: 0,
+    });
     assert.deepEqual(failures, ['error', 'error']);
   });
 
@@ -265,6 +325,9 @@ describe('fail open', () => {
     clock.advance(10_000);
     await limiter.hit('k', 5);
     assert.equal(failures.length, 6);
-    assert.deepEqual(logs.map((l) => l.failures_not_logged), [0, 4]);
+    assert.deepEqual(
+      logs.map((l) => l.failures_not_logged),
+      [0, 4],
+    );
   });
 });

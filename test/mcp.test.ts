@@ -41,12 +41,19 @@ after(async () => {
 /** An SDK client configured as a new user would: the URL and a key. */
 async function connect(key: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'registry-lookup-tests', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } },
+    }),
+  );
   return client;
 }
 
 /** One raw JSON-RPC POST, for what the SDK client hides (HTTP status, headers, empty bodies). */
-async function post(body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string; json: () => any }> {
+async function post(
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string; json: () => any }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },
@@ -76,7 +83,11 @@ describe('discovery', () => {
   it('initialize: server info, protocol 2025-11-25 by default, instructions with the cost and the data-use restriction', async () => {
     const { key } = await t.workspace('developer');
     const client = await connect(key.key);
-    assert.deepEqual(client.getServerVersion(), { name: 'registry-lookup', title: 'Registry Lookup', version: '1.0.0' });
+    assert.deepEqual(client.getServerVersion(), {
+      name: 'registry-lookup',
+      title: 'Registry Lookup',
+      version: '1.0.0',
+    });
     assert.deepEqual(client.getServerCapabilities(), { tools: {} });
     const instructions = client.getInstructions() ?? '';
     assert.match(instructions, /costs 1 credit/);
@@ -92,7 +103,10 @@ describe('discovery', () => {
       ['2025-11-25', '2025-11-25'],
       ['2099-01-01', '2025-11-25'],
     ]) {
-      const res = await post(rpc('initialize', { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'raw', version: '0' } }), bearer(key.key));
+      const res = await post(
+        rpc('initialize', { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'raw', version: '0' } }),
+        bearer(key.key),
+      );
       assert.equal(res.status, 200);
       assert.equal(res.json().result.protocolVersion, answered);
       assert.equal(res.headers.get('mcp-session-id'), null);
@@ -105,7 +119,16 @@ describe('discovery', () => {
     const { tools } = await client.listTools();
     assert.deepEqual(
       tools.map((x) => x.name),
-      ['search_entities', 'get_entity', 'search_officers', 'search_agents', 'search_addresses', 'list_daily_filings', 'list_recent_filings', 'list_new_business_leads'],
+      [
+        'search_entities',
+        'get_entity',
+        'search_officers',
+        'search_agents',
+        'search_addresses',
+        'list_daily_filings',
+        'list_recent_filings',
+        'list_new_business_leads',
+      ],
     );
     for (const tool of tools) {
       const op = OPERATIONS.find((o) => o.tool === tool.name)!;
@@ -115,7 +138,10 @@ describe('discovery', () => {
       assert.match(tool.description ?? '', /not a consumer report/);
       assert.equal(tool.inputSchema.type, 'object');
       assert.equal(tool.outputSchema?.type, 'object');
-      assert.deepEqual(tool.outputSchema?.required, op.kind === 'list' ? ['data', 'pagination', 'meta'] : ['data', 'meta']);
+      assert.deepEqual(
+        tool.outputSchema?.required,
+        op.kind === 'list' ? ['data', 'pagination', 'meta'] : ['data', 'meta'],
+      );
       assert.deepEqual(tool.annotations, { readOnlyHint: true, openWorldHint: false });
     }
     // The other header of the spec works as well.
@@ -124,9 +150,20 @@ describe('discovery', () => {
     assert.equal((await other.listTools()).tools.length, 8);
     await other.close();
     const leads = tools.find((x) => x.name === 'list_new_business_leads')!;
-    assert.deepEqual(Object.keys(leads.inputSchema.properties ?? {}), ['county', 'city', 'entity_type', 'date_from', 'date_to', 'limit', 'offset']);
+    assert.deepEqual(Object.keys(leads.inputSchema.properties ?? {}), [
+      'county',
+      'city',
+      'entity_type',
+      'date_from',
+      'date_to',
+      'limit',
+      'offset',
+    ]);
     assert.equal(leads.inputSchema.additionalProperties, false);
-    const search = tools.find((x) => x.name === 'search_entities')!.inputSchema.properties as Record<string, Record<string, unknown>>;
+    const search = tools.find((x) => x.name === 'search_entities')!.inputSchema.properties as Record<
+      string,
+      Record<string, unknown>
+    >;
     assert.equal(search.status?.type, 'array'); // multi-select: agents send a list
     assert.deepEqual([search.limit?.default, search.limit?.maximum], [25, 500]);
     assert.deepEqual(tools.find((x) => x.name === 'get_entity')!.inputSchema.required, ['document_number']);
@@ -151,17 +188,41 @@ describe('tools answer as REST does', () => {
     assert.ok(hit && detail && officer && agent && lead, 'the dataset has entities, officers, agents and leads');
 
     const questions: Array<[string, Record<string, unknown>, string]> = [
-      ['search_entities', { name: hit.entity_name, status: ['active', 'inactive'], facets: ['status', 'entity_type'], limit: 5 }, `/entities/search?name=${encodeURIComponent(hit.entity_name)}&status=active,inactive&facets=status&facets=entity_type&limit=5`],
-      ['search_entities', { principal_city: hit.principal_city, sort: 'name_asc', limit: 700, offset: 3 }, `/entities/search?principal_city=${encodeURIComponent(hit.principal_city)}&sort=name_asc&limit=700&offset=3`],
-      ['get_entity', { document_number: hit.document_number.toLowerCase() }, `/entities/${hit.document_number.toLowerCase()}`],
-      ['search_officers', { name: officer.officer_name, limit: 10 }, `/officers/search?name=${encodeURIComponent(officer.officer_name)}&limit=10`],
+      [
+        'search_entities',
+        { name: hit.entity_name, status: ['active', 'inactive'], facets: ['status', 'entity_type'], limit: 5 },
+        `/entities/search?name=${encodeURIComponent(hit.entity_name)}&status=active,inactive&facets=status&facets=entity_type&limit=5`,
+      ],
+      [
+        'search_entities',
+        { principal_city: hit.principal_city, sort: 'name_asc', limit: 700, offset: 3 },
+        `/entities/search?principal_city=${encodeURIComponent(hit.principal_city)}&sort=name_asc&limit=700&offset=3`,
+      ],
+      [
+        'get_entity',
+        { document_number: hit.document_number.toLowerCase() },
+        `/entities/${hit.document_number.toLowerCase()}`,
+      ],
+      [
+        'search_officers',
+        { name: officer.officer_name, limit: 10 },
+        `/officers/search?name=${encodeURIComponent(officer.officer_name)}&limit=10`,
+      ],
       ['search_agents', { name: agent.agent_name }, `/agents/search?name=${encodeURIComponent(agent.agent_name)}`],
       ['search_addresses', { query: agent.zip }, `/addresses/search?query=${agent.zip}`],
       ['list_daily_filings', { date: '2026-03-09' }, '/filings/daily?date=2026-03-09'],
       ['list_daily_filings', {}, '/filings/daily'],
       ['list_recent_filings', { days: 30, limit: 20, offset: 5 }, '/filings/recent?days=30&limit=20&offset=5'],
-      ['list_new_business_leads', { county: lead.county, date_from: '2026-01-01', date_to: '2026-03-09', limit: 10 }, `/leads/new-businesses?county=${encodeURIComponent(lead.county)}&date_from=2026-01-01&date_to=2026-03-09&limit=10`],
-      ['list_new_business_leads', { city: lead.city, entity_type: lead.entity_type }, `/leads/new-businesses?city=${encodeURIComponent(lead.city)}&entity_type=${lead.entity_type}`],
+      [
+        'list_new_business_leads',
+        { county: lead.county, date_from: '2026-01-01', date_to: '2026-03-09', limit: 10 },
+        `/leads/new-businesses?county=${encodeURIComponent(lead.county)}&date_from=2026-01-01&date_to=2026-03-09&limit=10`,
+      ],
+      [
+        'list_new_business_leads',
+        { city: lead.city, entity_type: lead.entity_type },
+        `/leads/new-businesses?city=${encodeURIComponent(lead.city)}&entity_type=${lead.entity_type}`,
+      ],
     ];
     const client = await connect(key.key);
     await client.listTools(); // from here the SDK client checks every structuredContent against the tool's output schema
@@ -174,7 +235,10 @@ describe('tools answer as REST does', () => {
       assert.equal(withoutRequestId(text), withoutRequestId(expected), `${tool} ${JSON.stringify(args)}`);
       assert.equal(JSON.stringify(result.structuredContent), text);
       assert.ok((JSON.parse(expected) as { data: unknown }).data, 'non-trivial answer');
-      assert.match((result.structuredContent as { meta: { request_id: string } }).meta.request_id, /^req_[0-9A-Za-z]{20,}$/);
+      assert.match(
+        (result.structuredContent as { meta: { request_id: string } }).meta.request_id,
+        /^req_[0-9A-Za-z]{20,}$/,
+      );
       asked.add(tool);
     }
     assert.equal(asked.size, 8);
@@ -186,7 +250,10 @@ describe('tools answer as REST does', () => {
     const client = await connect(key.key);
     await client.listTools();
     const before = await remaining(workspace.id);
-    const result = (await client.callTool({ name: 'get_entity', arguments: { document_number: 'ZZ0000000' } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'get_entity',
+      arguments: { document_number: 'ZZ0000000' },
+    })) as CallToolResult;
     assert.equal(result.isError, true);
     assert.equal(result.structuredContent, undefined);
     const text = (result.content[0] as { text: string }).text;
@@ -227,7 +294,13 @@ describe('credits', () => {
     await t.app.requestLog.flush();
     const row = async (res: { headers: Headers }) => findRequestLog(t.db.pool, res.headers.get('x-request-id')!);
     assert.deepEqual(
-      [await row(listed), await row(called), await row(refused)].map((r) => [r?.surface, r?.route, r?.status, r?.credits, r?.workspace_id]),
+      [await row(listed), await row(called), await row(refused)].map((r) => [
+        r?.surface,
+        r?.route,
+        r?.status,
+        r?.credits,
+        r?.workspace_id,
+      ]),
       [
         ['mcp', '/mcp', 200, 0, workspace.id],
         ['mcp', '/mcp', 200, 1, workspace.id],
@@ -247,14 +320,26 @@ describe('errors', () => {
       { 'x-api-key': 'nope' },
     ];
     for (const headers of cases) {
-      for (const message of [rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } }), rpc('tools/list', {}, 'a'), rpc('tools/call', { name: 'get_entity', arguments: {} }, 7)]) {
+      for (const message of [
+        rpc('initialize', {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '0' },
+        }),
+        rpc('tools/list', {}, 'a'),
+        rpc('tools/call', { name: 'get_entity', arguments: {} }, 7),
+      ]) {
         const res = await post(message, headers);
         assert.equal(res.status, 401);
         assert.equal(res.headers.get('www-authenticate'), 'Bearer');
         assert.deepEqual(res.json(), {
           jsonrpc: '2.0',
           id: message.id,
-          error: { code: -32001, message: 'Invalid or missing API key.', data: { code: 'unauthorized', request_id: res.headers.get('x-request-id') } },
+          error: {
+            code: -32001,
+            message: 'Invalid or missing API key.',
+            data: { code: 'unauthorized', request_id: res.headers.get('x-request-id') },
+          },
         });
       }
     }
@@ -301,7 +386,12 @@ describe('errors', () => {
     const { error } = res.json();
     assert.equal(error.code, -32004);
     const toNextCycle = Math.ceil((Date.parse('2026-04-01T00:00:00Z') - t.clock.now().getTime()) / 1000);
-    assert.deepEqual(error.data, { code: 'rate_limited', request_id: res.headers.get('x-request-id'), credit_balance: 0, retry_after: toNextCycle });
+    assert.deepEqual(error.data, {
+      code: 'rate_limited',
+      request_id: res.headers.get('x-request-id'),
+      credit_balance: 0,
+      retry_after: toNextCycle,
+    });
     assert.match(error.message, /quota exhausted/);
     // Still free to look around.
     assert.equal((await post(rpc('tools/list'), bearer(key.key))).status, 200);
@@ -318,7 +408,11 @@ describe('errors', () => {
     const res = await post(rpc('tools/call', { name: 'list_recent_filings', arguments: {} }), bearer(key.key));
     const { error } = res.json();
     assert.equal(error.code, -32029);
-    assert.deepEqual(error.data, { code: 'rate_limited', request_id: res.headers.get('x-request-id'), retry_after: 60 });
+    assert.deepEqual(error.data, {
+      code: 'rate_limited',
+      request_id: res.headers.get('x-request-id'),
+      retry_after: 60,
+    });
     assert.match(error.message, /Retry in 60 seconds/);
     assert.equal(res.headers.get('x-ratelimit-remaining'), '0');
     assert.equal(res.headers.get('retry-after'), '60');
@@ -334,7 +428,11 @@ describe('errors', () => {
     const client = await connect(key.key);
     const before = await remaining(workspace.id);
     const cases: Array<[string, Record<string, unknown>, string]> = [
-      ['search_entities', { nam: 'acme', limit: 0, status: ['active', 'q'] }, '/entities/search?nam=acme&limit=0&status=active,q'],
+      [
+        'search_entities',
+        { nam: 'acme', limit: 0, status: ['active', 'q'] },
+        '/entities/search?nam=acme&limit=0&status=active,q',
+      ],
       ['get_entity', { document_number: 'AB-1' }, '/entities/AB-1'],
       ['list_recent_filings', { days: 91, offset: -1 }, '/filings/recent?days=91&offset=-1'],
       ['list_daily_filings', { date: '2026-02-30' }, '/filings/daily?date=2026-02-30'],
@@ -426,7 +524,10 @@ describe('transport', () => {
     assert.match(error.message, /2025-06-18/);
     assert.equal(error.data.request_id, res.headers.get('x-request-id'));
     for (const version of ['2025-06-18', '2025-11-25']) {
-      assert.equal((await post(rpc('tools/list'), { ...bearer(key.key), 'mcp-protocol-version': version })).status, 200);
+      assert.equal(
+        (await post(rpc('tools/list'), { ...bearer(key.key), 'mcp-protocol-version': version })).status,
+        200,
+      );
     }
   });
 
@@ -446,8 +547,12 @@ describe('transport', () => {
   it('MCP_ALLOWED_ORIGINS: origins normalized, `*` for any, anything else refused at start', () => {
     const origins = (v: string) => loadConfig({ MCP_ALLOWED_ORIGINS: v }).mcpAllowedOrigins;
     assert.deepEqual(origins(''), []);
-    assert.deepEqual(origins(' https://App.example.com/ , http://localhost:6274'), ['https://app.example.com', 'http://localhost:6274']);
-    for (const bad of ['app.example.com', 'https://app.example.com/path', 'ftp://app.example.com']) assert.throws(() => origins(bad), /MCP_ALLOWED_ORIGINS/);
+    assert.deepEqual(origins(' https://App.example.com/ , http://localhost:6274'), [
+      'https://app.example.com',
+      'http://localhost:6274',
+    ]);
+    for (const bad of ['app.example.com', 'https://app.example.com/path', 'ftp://app.example.com'])
+      assert.throws(() => origins(bad), /MCP_ALLOWED_ORIGINS/);
     assert.equal(originAllowed(undefined, []), true);
     assert.equal(originAllowed('https://app.example.com', []), false);
     assert.equal(originAllowed('https://app.example.com', origins('https://app.example.com:443')), true);
@@ -471,7 +576,12 @@ describe('transport', () => {
       assert.equal(res.json().error.code, code);
       assert.equal(res.json().error.data.request_id, res.headers.get('x-request-id'));
     }
-    const untyped = await t.app.http.inject({ method: 'POST', url: '/mcp', headers: { ...bearer(key.key), accept: 'application/json, text/event-stream' }, payload: JSON.stringify(rpc('ping')) });
+    const untyped = await t.app.http.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...bearer(key.key), accept: 'application/json, text/event-stream' },
+      payload: JSON.stringify(rpc('ping')),
+    });
     assert.equal(untyped.headers['content-type'], 'application/json; charset=utf-8');
     assert.deepEqual([untyped.statusCode, untyped.json().error.code], [415, -32600]);
   });

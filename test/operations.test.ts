@@ -20,7 +20,11 @@ before(async () => {
   await loadFixture(t.db.pool);
   const doc = (await t.get('/v1/openapi.json')).json();
   contract = new Contract(doc);
-  for (const [plan, set] of [['pro', (k: string) => (pro = k)], ['developer', (k: string) => (dev = k)], ['lead_feed', (k: string) => (leads = k)]] as const) {
+  for (const [plan, set] of [
+    ['pro', (k: string) => (pro = k)],
+    ['developer', (k: string) => (dev = k)],
+    ['lead_feed', (k: string) => (leads = k)],
+  ] as const) {
     const w = await t.workspace(plan);
     await setPerMinute(t.db.pool, w.workspace.id, 100_000); // the per-minute limit is not under test here
     set(w.key.key);
@@ -29,14 +33,20 @@ before(async () => {
 after(() => t.close());
 
 /** GET with a key, checked against the OpenAPI document whatever the status. */
-async function get(url: string, key: string | null = pro, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+async function get(
+  url: string,
+  key: string | null = pro,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   const res = await t.get(url, key ?? undefined, headers);
   contract.check(url, res);
   return res;
 }
 
-const docs = (res: LightMyRequestResponse): string[] => res.json().data.map((h: { document_number: string }) => h.document_number);
-const count = async (sql: string, params: unknown[] = []): Promise<number> => (await t.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, params)).rows[0]!.n;
+const docs = (res: LightMyRequestResponse): string[] =>
+  res.json().data.map((h: { document_number: string }) => h.document_number);
+const count = async (sql: string, params: unknown[] = []): Promise<number> =>
+  (await t.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, params)).rows[0]!.n;
 
 describe('OpenAPI', () => {
   it('is a valid OpenAPI 3.1 document, version 1.0.0, describing every route', async () => {
@@ -45,7 +55,21 @@ describe('OpenAPI', () => {
     assert.ok(result.valid, JSON.stringify(result.errors));
     assert.equal(doc.openapi, '3.1.0');
     assert.equal(doc.info.version, '1.0.0');
-    for (const p of ['/entities/search', '/entities/{document_number}', '/officers/search', '/agents/search', '/addresses/search', '/filings/daily', '/filings/recent', '/leads/new-businesses', '/leads/new-businesses/daily.csv', '/account/usage', '/sample', '/public/search', '/status']) {
+    for (const p of [
+      '/entities/search',
+      '/entities/{document_number}',
+      '/officers/search',
+      '/agents/search',
+      '/addresses/search',
+      '/filings/daily',
+      '/filings/recent',
+      '/leads/new-businesses',
+      '/leads/new-businesses/daily.csv',
+      '/account/usage',
+      '/sample',
+      '/public/search',
+      '/status',
+    ]) {
       assert.ok(doc.paths[p]?.get, `missing ${p}`);
     }
     assert.deepEqual((await t.get('/api/v1/openapi.json')).json(), doc);
@@ -57,7 +81,14 @@ describe('entity search', () => {
     const res = await get('/v1/entities/search?name=Acme%20Holdings%20LLC');
     assert.equal(res.statusCode, 200);
     // exact (whole name), exact without the legal form, prefix (equal similarity: newer first), similarity.
-    assert.deepEqual(docs(res), ['L20000000001', 'P21000000002', 'L22000000003', 'L19000000004', 'L23000000005', 'L23000000006']);
+    assert.deepEqual(docs(res), [
+      'L20000000001',
+      'P21000000002',
+      'L22000000003',
+      'L19000000004',
+      'L23000000005',
+      'L23000000006',
+    ]);
     const twins = await get('/v1/entities/search?name=twin%20peaks');
     assert.deepEqual(docs(twins), ['L23000000009', 'L23000000010']);
   });
@@ -79,7 +110,8 @@ describe('entity search', () => {
 
   it('prefers the legal form asked for among names alike but for it, else the newer', async () => {
     // ACME HOLDINGS LLC (2020) and ACME HOLDINGS, INC. (2021): equally similar to a mistyped name.
-    const firstTwo = async (q: string): Promise<string[]> => docs(await get(`/v1/entities/search?name=${encodeURIComponent(q)}`)).slice(0, 2);
+    const firstTwo = async (q: string): Promise<string[]> =>
+      docs(await get(`/v1/entities/search?name=${encodeURIComponent(q)}`)).slice(0, 2);
     assert.deepEqual(await firstTwo('acme holdngs llc'), ['L20000000001', 'P21000000002']);
     assert.deepEqual(await firstTwo('acme holdngs incorporated'), ['P21000000002', 'L20000000001']);
     assert.deepEqual(await firstTwo('acme holdngs'), ['P21000000002', 'L20000000001']);
@@ -107,14 +139,35 @@ describe('entity search', () => {
     assert.deepEqual(await q('status=a&status=i&limit=500'), await q('status=a,i&limit=500'));
     assert.deepEqual((await q('status=inactive')).sort(), ['L22000000003', 'N18000000008']);
     assert.deepEqual((await q('entity_type=DOMP,FORP')).sort(), ['F20000000011', 'P21000000002', 'P26000000013']);
-    assert.deepEqual((await q('principal_city=miami&sort=date_oldest')), ['L20000000001', 'L22000000003', 'L23000000005', 'P26000000013']);
+    assert.deepEqual(await q('principal_city=miami&sort=date_oldest'), [
+      'L20000000001',
+      'L22000000003',
+      'L23000000005',
+      'P26000000013',
+    ]);
     assert.equal((await q('principal_state=fl&limit=500')).length, 13);
-    assert.deepEqual(await q('filed_after=2023-05-05&filed_before=2023-07-07'), ['L23000000005', 'L23000000009', 'L23000000010']);
+    assert.deepEqual(await q('filed_after=2023-05-05&filed_before=2023-07-07'), [
+      'L23000000005',
+      'L23000000009',
+      'L23000000010',
+    ]);
     assert.deepEqual(await q('doc_number_prefix=l2&sort=name_asc'), [
-      'L22000000003', 'L20000000001', 'L23000000006', 'L23000000005', 'L26000000012', 'L23000000007', 'L23000000009', 'L23000000010',
+      'L22000000003',
+      'L20000000001',
+      'L23000000006',
+      'L23000000005',
+      'L26000000012',
+      'L23000000007',
+      'L23000000009',
+      'L23000000010',
     ]);
     assert.deepEqual((await q('officer_name=john%20smith')).sort(), ['L20000000001', 'L23000000007']);
-    assert.deepEqual((await q('ra_name=corporation%20service')).sort(), ['L19000000004', 'L20000000001', 'L22000000003', 'L26000000012']);
+    assert.deepEqual((await q('ra_name=corporation%20service')).sort(), [
+      'L19000000004',
+      'L20000000001',
+      'L22000000003',
+      'L26000000012',
+    ]);
     assert.deepEqual(await q('state=GA'), []);
     // No entity is on another state's registry, with or without a name: the total says so too.
     for (const query of ['state=GA', 'state=GA&name=a', 'state=GA&status=active']) {
@@ -122,21 +175,31 @@ describe('entity search', () => {
     }
     assert.equal((await q('state=fl&limit=500')).length, 13);
     assert.deepEqual(await q('name=acme&sort=name_desc&limit=3'), ['L19000000004', 'L23000000005', 'L23000000006']);
-    assert.deepEqual((await q('sort=date_newest&limit=2')), ['P26000000013', 'L26000000012']);
+    assert.deepEqual(await q('sort=date_newest&limit=2'), ['P26000000013', 'L26000000012']);
 
     const faceted = (await get('/v1/entities/search?name=acme&facets=status,entity_type&facets=filing_year')).json();
-    assert.deepEqual(faceted.facets.status, [{ value: 'active', count: 5 }, { value: 'inactive', count: 1 }]);
-    assert.deepEqual(faceted.facets.entity_type, [{ value: 'FLAL', count: 5 }, { value: 'DOMP', count: 1 }]);
+    assert.deepEqual(faceted.facets.status, [
+      { value: 'active', count: 5 },
+      { value: 'inactive', count: 1 },
+    ]);
+    assert.deepEqual(faceted.facets.entity_type, [
+      { value: 'FLAL', count: 5 },
+      { value: 'DOMP', count: 1 },
+    ]);
     assert.equal(faceted.facets.filing_year.length, 5);
     assert.equal((await get('/v1/entities/search?name=acme')).json().facets, undefined);
   });
 
   it('sorts by name and date with the document number breaking ties', async () => {
     const byName = docs(await get('/v1/entities/search?sort=name_asc&limit=500'));
-    const names = (await get('/v1/entities/search?sort=name_asc&limit=500')).json().data.map((h: { entity_name: string }) => h.entity_name);
+    const names = (await get('/v1/entities/search?sort=name_asc&limit=500'))
+      .json()
+      .data.map((h: { entity_name: string }) => h.entity_name);
     assert.equal(byName.indexOf('L23000000009') + 1, byName.indexOf('L23000000010'));
     assert.equal(names[0], 'ACME HOLDINGS GROUP LLC');
-    const byDate = (await get('/v1/entities/search?sort=date_oldest&limit=500')).json().data.map((h: { filing_date: string }) => h.filing_date);
+    const byDate = (await get('/v1/entities/search?sort=date_oldest&limit=500'))
+      .json()
+      .data.map((h: { filing_date: string }) => h.filing_date);
     assert.deepEqual(byDate, [...byDate].sort());
   });
 });
@@ -153,9 +216,21 @@ describe('entity detail', () => {
       { slot: 1, title: 'P', name: 'GARCIA, MARIA L', address: null },
       { slot: 2, title: 'D', name: "O'BRIEN, SEAN", address: null },
     ]);
-    assert.deepEqual(d.registered_agent, { name: 'GARCIA, MARIA L', address: { line1: '9 AGENT WAY', city: 'TAMPA', state: 'FL', postal_code: '33602' } });
-    assert.deepEqual(d.principal_address, { line1: '200 BAY ST', line2: null, city: 'TAMPA', state: 'FL', postal_code: '33602', country: 'US' });
-    assert.deepEqual(d.recent_filings, [{ event_type: 'NAME_CHANGE', event_date: '2026-03-05', document_number: 'P21000000002', description: 'CORAPNC' }]);
+    assert.deepEqual(d.registered_agent, {
+      name: 'GARCIA, MARIA L',
+      address: { line1: '9 AGENT WAY', city: 'TAMPA', state: 'FL', postal_code: '33602' },
+    });
+    assert.deepEqual(d.principal_address, {
+      line1: '200 BAY ST',
+      line2: null,
+      city: 'TAMPA',
+      state: 'FL',
+      postal_code: '33602',
+      country: 'US',
+    });
+    assert.deepEqual(d.recent_filings, [
+      { event_type: 'NAME_CHANGE', event_date: '2026-03-05', document_number: 'P21000000002', description: 'CORAPNC' },
+    ]);
     assert.equal(d.has_more_events, false);
     assert.match(d.last_import_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
@@ -171,14 +246,18 @@ describe('entity detail', () => {
 
   it('refines the inactive label from the last inactivating event', async () => {
     const d = (await get('/v1/entities/N18000000008')).json().data;
-    assert.deepEqual([d.status, d.status_label], ['inactive', 'Inactive - Administratively Dissolved for Annual Report']);
+    assert.deepEqual(
+      [d.status, d.status_label],
+      ['inactive', 'Inactive - Administratively Dissolved for Annual Report'],
+    );
   });
 
   it('answers 404 for an unknown document number and 400 for a malformed one', async () => {
     const missing = await get('/v1/entities/L99999999999');
     assert.equal(missing.statusCode, 404);
     assert.equal(missing.json().error.code, 'not_found');
-    for (const bad of ['L1234', 'L12345678901234', 'L2000-00001']) assert.equal((await get(`/v1/entities/${bad}`)).statusCode, 400, bad);
+    for (const bad of ['L1234', 'L12345678901234', 'L2000-00001'])
+      assert.equal((await get(`/v1/entities/${bad}`)).statusCode, 400, bad);
   });
 });
 
@@ -187,44 +266,74 @@ describe('officers, agents, addresses', () => {
     const res = (await get('/v1/officers/search?name=John%20Smith')).json();
     assert.deepEqual(
       res.data.map((o: { document_number: string; title_code: string }) => [o.document_number, o.title_code]),
-      [['L20000000001', 'MGR'], ['L23000000007', 'AMBR']],
+      [
+        ['L20000000001', 'MGR'],
+        ['L23000000007', 'AMBR'],
+      ],
     );
     assert.equal(res.data[0].officer_name, 'SMITH, JOHN A');
-    assert.deepEqual((await get('/v1/officers/search?name=smith%20john&title=ambr')).json().data.map((o: { document_number: string }) => o.document_number), ['L23000000007']);
+    assert.deepEqual(
+      (await get('/v1/officers/search?name=smith%20john&title=ambr'))
+        .json()
+        .data.map((o: { document_number: string }) => o.document_number),
+      ['L23000000007'],
+    );
     assert.ok(!JSON.stringify(res).includes('SECRET'));
   });
 
   it('groups agents by name and ZIP with their entity counts', async () => {
     const res = (await get('/v1/agents/search?name=corporation%20service%20co')).json();
-    assert.deepEqual(res.data[0], { agent_name: 'CORPORATION SERVICE COMPANY', linked_entity_count: 4, city: 'TAMPA', state: 'FL', zip: '33602' });
+    assert.deepEqual(res.data[0], {
+      agent_name: 'CORPORATION SERVICE COMPANY',
+      linked_entity_count: 4,
+      city: 'TAMPA',
+      state: 'FL',
+      zip: '33602',
+    });
     assert.equal((await get('/v1/agents/search?name=maria%20garcia')).json().data[0].agent_name, 'GARCIA, MARIA L');
   });
 
   it('matches ZIP5 and ZIP+4 exactly and other text fuzzily, one row per address and entity', async () => {
-    assert.deepEqual(docs(await get('/v1/addresses/search?query=33101')).sort(), ['L20000000001', 'L22000000003', 'L23000000005']);
+    assert.deepEqual(docs(await get('/v1/addresses/search?query=33101')).sort(), [
+      'L20000000001',
+      'L22000000003',
+      'L23000000005',
+    ]);
     assert.deepEqual(docs(await get('/v1/addresses/search?query=33101-1234')), ['L23000000005']);
     const street = (await get('/v1/addresses/search?query=100%20Main%20Street%20Miami')).json();
-    assert.deepEqual(street.data.map((a: { document_number: string }) => a.document_number).sort(), ['L20000000001', 'L22000000003']);
+    assert.deepEqual(street.data.map((a: { document_number: string }) => a.document_number).sort(), [
+      'L20000000001',
+      'L22000000003',
+    ]);
     assert.equal(street.pagination.total, 2);
   });
 });
 
 describe('filings and leads', () => {
-  it('lists a day\'s formations and events, newest first, and without a date the newest day', async () => {
+  it("lists a day's formations and events, newest first, and without a date the newest day", async () => {
     const day = (await get('/v1/filings/daily?date=2026-03-05')).json();
-    assert.deepEqual(day.data.map((f: { document_number: string; filing_type: string }) => [f.document_number, f.filing_type]), [
-      ['L26000000012', 'FORMATION'],
-      ['P21000000002', 'NAME_CHANGE'],
-    ]);
+    assert.deepEqual(
+      day.data.map((f: { document_number: string; filing_type: string }) => [f.document_number, f.filing_type]),
+      [
+        ['L26000000012', 'FORMATION'],
+        ['P21000000002', 'NAME_CHANGE'],
+      ],
+    );
     const latest = (await get('/v1/filings/daily')).json();
-    assert.deepEqual(latest.data.map((f: { filing_date: string }) => f.filing_date), ['2026-03-08']);
+    assert.deepEqual(
+      latest.data.map((f: { filing_date: string }) => f.filing_date),
+      ['2026-03-08'],
+    );
     assert.equal(latest.pagination.limit, 50);
     assert.equal((await get('/v1/filings/daily?limit=9999')).json().pagination.limit, 500);
   });
 
   it('lists the last N days of filings', async () => {
     const recent = (await get('/v1/filings/recent?days=7')).json();
-    assert.deepEqual(recent.data.map((f: { filing_date: string }) => f.filing_date), ['2026-03-08', '2026-03-06', '2026-03-05', '2026-03-05']);
+    assert.deepEqual(
+      recent.data.map((f: { filing_date: string }) => f.filing_date),
+      ['2026-03-08', '2026-03-06', '2026-03-05', '2026-03-05'],
+    );
     assert.equal((await get('/v1/filings/recent?days=2')).json().pagination.total, 1);
     assert.equal((await get('/v1/filings/recent?limit=9999')).json().pagination.limit, 200);
   });
@@ -235,12 +344,36 @@ describe('filings and leads', () => {
     assert.equal(refused.json().error.code, 'forbidden');
     const all = (await get('/v1/leads/new-businesses?date_from=2026-03-05&date_to=2026-03-06', leads)).json();
     assert.deepEqual(all.data, [
-      { document_number: 'P26000000013', entity_name: 'FRESH START INC', entity_type: 'DOMP', filing_date: '2026-03-06', city: 'MIAMI', state: 'FL', zip: '33130', county: 'Miami-Dade' },
-      { document_number: 'L26000000012', entity_name: 'NEW VENTURE LLC', entity_type: 'FLAL', filing_date: '2026-03-05', city: 'ORLANDO', state: 'FL', zip: '32801', county: 'Orange' },
+      {
+        document_number: 'P26000000013',
+        entity_name: 'FRESH START INC',
+        entity_type: 'DOMP',
+        filing_date: '2026-03-06',
+        city: 'MIAMI',
+        state: 'FL',
+        zip: '33130',
+        county: 'Miami-Dade',
+      },
+      {
+        document_number: 'L26000000012',
+        entity_name: 'NEW VENTURE LLC',
+        entity_type: 'FLAL',
+        filing_date: '2026-03-05',
+        city: 'ORLANDO',
+        state: 'FL',
+        zip: '32801',
+        county: 'Orange',
+      },
     ]);
-    assert.deepEqual(docs(await get('/v1/leads/new-businesses?county=orange%20county&date_from=2026-01-01', leads)), ['L26000000012']);
-    assert.deepEqual(docs(await get('/v1/leads/new-businesses?county=MIAMI-DADE&city=miami&entity_type=DOMP', leads)), ['P26000000013']);
-    assert.deepEqual(docs(await get('/v1/leads/new-businesses?date_to=2026-03-05&date_from=2026-03-05', leads)), ['L26000000012']);
+    assert.deepEqual(docs(await get('/v1/leads/new-businesses?county=orange%20county&date_from=2026-01-01', leads)), [
+      'L26000000012',
+    ]);
+    assert.deepEqual(docs(await get('/v1/leads/new-businesses?county=MIAMI-DADE&city=miami&entity_type=DOMP', leads)), [
+      'P26000000013',
+    ]);
+    assert.deepEqual(docs(await get('/v1/leads/new-businesses?date_to=2026-03-05&date_from=2026-03-05', leads)), [
+      'L26000000012',
+    ]);
   });
 
   it('serves the enriched daily CSV of new businesses, without officer addresses', async () => {
@@ -258,16 +391,31 @@ describe('filings and leads', () => {
 
 describe('CSV', () => {
   it('answers CSV to plans with CSV (format=csv or Accept), with pagination headers; 403 to others', async () => {
-    for (const [url, headers] of [['/v1/entities/search?name=twin%20peaks&format=csv', {}], ['/v1/entities/search?name=twin%20peaks', { accept: 'text/csv' }]] as const) {
+    for (const [url, headers] of [
+      ['/v1/entities/search?name=twin%20peaks&format=csv', {}],
+      ['/v1/entities/search?name=twin%20peaks', { accept: 'text/csv' }],
+    ] as const) {
       const res = await get(url, pro, headers);
       assert.equal(res.statusCode, 200);
-      assert.deepEqual([res.headers['x-total-count'], res.headers['x-limit'], res.headers['x-offset']], ['2', '25', '0']);
-      assert.equal(res.body.split('\r\n')[0], 'document_number,entity_name,status,entity_type,filing_date,principal_address_street,principal_city,principal_state,principal_zip,registered_agent_name');
-      assert.equal(res.body.split('\r\n')[1], 'L23000000009,TWIN PEAKS LLC,active,FLAL,2023-05-05,1 MAIN ST,TAMPA,FL,33602,');
+      assert.deepEqual(
+        [res.headers['x-total-count'], res.headers['x-limit'], res.headers['x-offset']],
+        ['2', '25', '0'],
+      );
+      assert.equal(
+        res.body.split('\r\n')[0],
+        'document_number,entity_name,status,entity_type,filing_date,principal_address_street,principal_city,principal_state,principal_zip,registered_agent_name',
+      );
+      assert.equal(
+        res.body.split('\r\n')[1],
+        'L23000000009,TWIN PEAKS LLC,active,FLAL,2023-05-05,1 MAIN ST,TAMPA,FL,33602,',
+      );
     }
     const refused = await get('/v1/entities/search?name=twin%20peaks&format=csv', dev);
     assert.equal(refused.statusCode, 403);
-    assert.equal((await get('/v1/entities/search?name=x&format=xml', pro)).json().error.details.format, 'unknown parameter');
+    assert.equal(
+      (await get('/v1/entities/search?name=x&format=xml', pro)).json().error.details.format,
+      'unknown parameter',
+    );
   });
 });
 
@@ -362,7 +510,10 @@ describe('envelopes and keyless routes', () => {
     assert.equal((await get('/v1/sample?limit=100', null)).json().pagination.limit, 25);
     const pub = (await get('/v1/public/search?name=acme%20holdings', null)).json();
     // Both ACME HOLDINGS entities match exactly but for the legal form: the newer first.
-    assert.deepEqual(pub.data.slice(0, 2).map((h: { document_number: string }) => h.document_number), ['P21000000002', 'L20000000001']);
+    assert.deepEqual(
+      pub.data.slice(0, 2).map((h: { document_number: string }) => h.document_number),
+      ['P21000000002', 'L20000000001'],
+    );
     assert.equal(pub.pagination.limit, 10);
     assert.equal((await get('/v1/public/search', null)).statusCode, 400);
     const status = (await get('/v1/status', null)).json().data;

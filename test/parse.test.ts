@@ -57,8 +57,26 @@ describe('parseCorporate', () => {
     assert.equal(r.name, 'SUNSHINE HOLDINGS, LLC');
     assert.equal(r.status, 'A');
     assert.equal(r.filingType, 'FLAL');
-    assert.deepEqual(r.principal, { addr1: '123 MAIN ST', addr2: 'SUITE 200', city: 'FORT MYERS', state: 'FL', zip: '33914 USA', zip5: '33914', zip4: null, country: 'US' });
-    assert.deepEqual(r.mailing, { addr1: 'PO BOX 55', addr2: '', city: 'NAPLES', state: 'FL', zip: '34102-1234', zip5: '34102', zip4: '1234', country: 'US' });
+    assert.deepEqual(r.principal, {
+      addr1: '123 MAIN ST',
+      addr2: 'SUITE 200',
+      city: 'FORT MYERS',
+      state: 'FL',
+      zip: '33914 USA',
+      zip5: '33914',
+      zip4: null,
+      country: 'US',
+    });
+    assert.deepEqual(r.mailing, {
+      addr1: 'PO BOX 55',
+      addr2: '',
+      city: 'NAPLES',
+      state: 'FL',
+      zip: '34102-1234',
+      zip5: '34102',
+      zip4: '1234',
+      country: 'US',
+    });
     assert.equal(r.fileDate, '2023-09-22');
     assert.equal(r.fei, '12-3456789');
     assert.equal(r.moreThanSixOfficers, false);
@@ -69,7 +87,11 @@ describe('parseCorporate', () => {
       { year: 2025, filedDate: '2025-02-01' },
     ]);
     assert.deepEqual(r.agent, {
-      name: { display: 'GARCIA, MARIA L JR', type: 'P', person: { last: 'GARCIA', first: 'MARIA', middle: 'L', suffix: 'JR' } },
+      name: {
+        display: 'GARCIA, MARIA L JR',
+        type: 'P',
+        person: { last: 'GARCIA', first: 'MARIA', middle: 'L', suffix: 'JR' },
+      },
       addr: '500 AGENT RD',
       city: 'TAMPA',
       state: 'FL',
@@ -86,7 +108,11 @@ describe('parseCorporate', () => {
       title: 'MGR',
       name: { display: 'SMITH, JOHN A', type: 'P', person: { last: 'SMITH', first: 'JOHN', middle: 'A', suffix: '' } },
     });
-    assert.deepEqual(r.officers[1], { slot: 3, title: 'AMBR', name: { display: 'ACME MANAGEMENT CORPORATION', type: 'C', person: null } });
+    assert.deepEqual(r.officers[1], {
+      slot: 3,
+      title: 'AMBR',
+      name: { display: 'ACME MANAGEMENT CORPORATION', type: 'C', person: null },
+    });
     // Officer addresses are never part of the parsed record.
     assert.ok(!JSON.stringify(r.officers).includes('SECRET'));
   });
@@ -94,7 +120,14 @@ describe('parseCorporate', () => {
   it('decodes UTF-8 and Windows-1252 per field, so later fields do not shift', () => {
     const utf8Name = Buffer.from('PEÑA CAFÉ LLC', 'utf8'); // 15 bytes for 13 characters
     const cp1252City = Buffer.from([0x4d, 0x49, 0x41, 0x4d, 0xc9]); // "MIAMÉ" in 1252
-    const r = parseCorporate(fullRecord([[13, ' '.repeat(192)], [13, utf8Name], [305, ' '.repeat(28)], [305, cp1252City]]));
+    const r = parseCorporate(
+      fullRecord([
+        [13, ' '.repeat(192)],
+        [13, utf8Name],
+        [305, ' '.repeat(28)],
+        [305, cp1252City],
+      ]),
+    );
     assert.equal(r.name, 'PEÑA CAFÉ LLC');
     assert.equal(r.principal.city, 'MIAMÉ');
     assert.equal(r.status, 'A');
@@ -105,29 +138,63 @@ describe('parseCorporate', () => {
     const nbsp = Buffer.concat([Buffer.from('ACME'), Buffer.from([0xa0]), Buffer.from('TOOLS')]);
     // 41 bytes of text, then the first byte of a two-byte Ñ filling the 42-byte name field.
     const cut = Buffer.concat([Buffer.from('X'.repeat(41)), Buffer.from('Ñ', 'utf8').subarray(0, 1)]);
-    const r = parseCorporate(fullRecord([[13, ' '.repeat(192)], [13, nbsp], [slot(3) + 5, cut]]));
+    const r = parseCorporate(
+      fullRecord([
+        [13, ' '.repeat(192)],
+        [13, nbsp],
+        [slot(3) + 5, cut],
+      ]),
+    );
     // Decoded as U+00A0, then read as the blank it is.
     assert.equal(r.name, 'ACME TOOLS');
     assert.equal(r.officers[1]!.name.display, 'X'.repeat(41));
   });
 
   it('treats blank and all-zero dates as none and blank principal state as blank', () => {
-    const r = parseCorporate(fullRecord([[473, '00000000'], [496, '        '], [333, '  '], [506, '    '], [511, '        ']]));
+    const r = parseCorporate(
+      fullRecord([
+        [473, '00000000'],
+        [496, '        '],
+        [333, '  '],
+        [506, '    '],
+        [511, '        '],
+      ]),
+    );
     assert.equal(r.fileDate, null);
     assert.equal(r.lastTransactionDate, null);
     assert.equal(r.principal.state, '');
-    assert.deepEqual(r.annualReports.map((a) => a.year), [2025]);
+    assert.deepEqual(
+      r.annualReports.map((a) => a.year),
+      [2025],
+    );
   });
 
   it('takes ZIP5 from messy ZIP fields', () => {
-    for (const [zip, z5] of [['33914 USA', '33914'], ['32771-808', '32771'], ['32771-8080', '32771'], ['3277', null]] as const) {
+    for (const [zip, z5] of [
+      ['33914 USA', '33914'],
+      ['32771-808', '32771'],
+      ['32771-8080', '32771'],
+      ['3277', null],
+    ] as const) {
       assert.equal(parseCorporate(fullRecord([[335, zip.padEnd(10)]])).principal.zip5, z5, zip);
     }
   });
 
   it('accepts a record without its 4 filler bytes and NUL filler', () => {
     assert.equal(parseCorporate(fullRecord().subarray(0, 1436)).documentNumber, 'L23000448570');
-    assert.equal(parseCorporate(record(1440, [[1, 'P99000000001'], [13, 'X CORP']], 0x00)).name, 'X CORP');
+    assert.equal(
+      parseCorporate(
+        record(
+          1440,
+          [
+            [1, 'P99000000001'],
+            [13, 'X CORP'],
+          ],
+          0x00,
+        ),
+      ).name,
+      'X CORP',
+    );
   });
 
   for (const [what, line, reason] of [
@@ -140,7 +207,10 @@ describe('parseCorporate', () => {
     ['a blank document number', fullRecord([[1, ' '.repeat(12)]]), /document number/],
   ] as const) {
     it(`rejects ${what}`, () => {
-      assert.throws(() => parseCorporate(line), (err: unknown) => err instanceof MalformedRecord && reason.test(err.message));
+      assert.throws(
+        () => parseCorporate(line),
+        (err: unknown) => err instanceof MalformedRecord && reason.test(err.message),
+      );
     });
   }
 });
@@ -189,7 +259,8 @@ describe('lineBatches', () => {
   }
   const collect = async (parts: Buffer[]): Promise<Array<[number, string]>> => {
     const out: Array<[number, string]> = [];
-    for await (const batch of lineBatches(chunks(parts))) for (const l of batch) out.push([l.number, l.bytes.toString()]);
+    for await (const batch of lineBatches(chunks(parts)))
+      for (const l of batch) out.push([l.number, l.bytes.toString()]);
     return out;
   };
 

@@ -23,7 +23,13 @@ before(async () => {
   test = await testDatabase();
   await loadFixture(test.pool);
   dataDir = await mkdtemp(path.join(tmpdir(), 'rl-timeout-'));
-  const config = loadConfig({ DATABASE_URL: test.url, QUERY_TIMEOUT_MS: '300', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SCHEDULER: '0' });
+  const config = loadConfig({
+    DATABASE_URL: test.url,
+    QUERY_TIMEOUT_MS: '300',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    SCHEDULER: '0',
+  });
   db = await openDatabase(config, { poolSize: 2 });
   app = await buildApp({ config, db, pepper: 'p', clock });
 });
@@ -36,7 +42,12 @@ after(async () => {
 
 it('stops a search that runs past QUERY_TIMEOUT_MS, charges nothing, and serves the next one', async () => {
   const { workspace, key } = await createWorkspace(db.pool, { plan: 'pro' }, 'p', clock);
-  const search = () => app.http.inject({ method: 'GET', url: '/v1/entities/search?name=acme%20holdings', headers: { authorization: `Bearer ${key.key}` } });
+  const search = () =>
+    app.http.inject({
+      method: 'GET',
+      url: '/v1/entities/search?name=acme%20holdings',
+      headers: { authorization: `Bearer ${key.key}` },
+    });
   // An import holding the table makes the search wait past its timeout.
   const blocker = await test.pool.connect();
   try {
@@ -55,7 +66,10 @@ it('stops a search that runs past QUERY_TIMEOUT_MS, charges nothing, and serves 
     `SELECT kind, amount::int FROM credit_ledger WHERE workspace_id = $1 AND kind IN ('consumption', 'refund') ORDER BY id`,
     [workspace.id],
   );
-  assert.deepEqual(moves.rows, [{ kind: 'consumption', amount: -1 }, { kind: 'refund', amount: 1 }]);
+  assert.deepEqual(moves.rows, [
+    { kind: 'consumption', amount: -1 },
+    { kind: 'refund', amount: 1 },
+  ]);
   const served = await search();
   assert.equal(served.statusCode, 200);
   assert.equal(served.json().pagination.total, 6);

@@ -13,7 +13,15 @@ import { PEPPER, testApp, type TestApp } from './support/app.js';
 import { dropKeys, freePort, needsRedis, needsRedisServer, OwnRedis, REDIS_URL, testPrefix } from './support/redis.js';
 
 const METERED = '/v1/filings/recent';
-const SEVEN = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
+const SEVEN = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'ratelimit',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+];
 
 interface Window {
   limit: number;
@@ -24,7 +32,8 @@ interface Window {
 
 /** The seven headers of an answer, checked to agree with each other and with the clock; parsed. */
 function window(res: LightMyRequestResponse, nowMs: number): Window {
-  for (const h of SEVEN) assert.ok(res.headers[h] !== undefined, `${h} missing on ${res.statusCode} ${res.body.slice(0, 120)}`);
+  for (const h of SEVEN)
+    assert.ok(res.headers[h] !== undefined, `${h} missing on ${res.statusCode} ${res.body.slice(0, 120)}`);
   const num = (h: string): number => Number(res.headers[h]);
   const structured = /^"default";r=(\d+);t=(\d+)$/.exec(String(res.headers.ratelimit));
   assert.ok(structured, `RateLimit: ${res.headers.ratelimit}`);
@@ -51,7 +60,11 @@ const metric = async (t: TestApp, reason: 'error' | 'timeout'): Promise<number> 
 
 const STORES = [
   { name: 'in-process store', skip: false as const, env: (): Record<string, string> => ({}) },
-  { name: 'Redis store', skip: needsRedis, env: (): Record<string, string> => ({ REDIS_URL: REDIS_URL!, RATE_LIMIT_PREFIX: testPrefix() }) },
+  {
+    name: 'Redis store',
+    skip: needsRedis,
+    env: (): Record<string, string> => ({ REDIS_URL: REDIS_URL!, RATE_LIMIT_PREFIX: testPrefix() }),
+  },
 ];
 
 for (const store of STORES) {
@@ -139,7 +152,12 @@ describe('rate-limit headers', () => {
       assert.deepEqual(window(res, now()), { limit: 30, remaining: 30, reset: 0 });
     }
     const viaMcp = await t.app.pipeline.invoke(listRecentFilings as unknown as Operation, {
-      surface: 'mcp', headers: { authorization: `Bearer ${key.key}` }, args: {}, csv: false, requestId: 'req_ratelimitmcp0000000000', clientIp: '127.0.0.1',
+      surface: 'mcp',
+      headers: { authorization: `Bearer ${key.key}` },
+      args: {},
+      csv: false,
+      requestId: 'req_ratelimitmcp0000000000',
+      clientIp: '127.0.0.1',
     });
     assert.equal(viaMcp.status, 200);
     assert.equal(viaMcp.headers['x-ratelimit-remaining'], '29');
@@ -202,7 +220,8 @@ describe('keyless routes, per client address', () => {
     const bad = await from(t, '/v1/public/search', ip);
     assert.equal(bad.statusCode, 400);
     assert.deepEqual(window(bad, t.clock.now().getTime()), { limit: 10, remaining: 9, reset: 60 });
-    for (let i = 1; i < 10; i++) assert.equal((await from(t, `${i % 2 ? '/api' : ''}/v1/public/search?name=acme`, ip)).statusCode, 200);
+    for (let i = 1; i < 10; i++)
+      assert.equal((await from(t, `${i % 2 ? '/api' : ''}/v1/public/search?name=acme`, ip)).statusCode, 200);
     const refused = await from(t, '/v1/public/search?name=acme', ip);
     assert.equal(refused.statusCode, 429);
     assert.equal(refused.headers['retry-after'], '60');
@@ -223,20 +242,27 @@ describe('keyless routes, per client address', () => {
 
   it('ignores X-Forwarded-For unless TRUST_PROXY is configured', async () => {
     const ip = '198.51.100.10';
-    for (let i = 0; i < 10; i++) await from(t, '/v1/public/search?name=acme', ip, { 'x-forwarded-for': `203.0.113.${i}` });
-    assert.equal((await from(t, '/v1/public/search?name=acme', ip, { 'x-forwarded-for': '203.0.113.99' })).statusCode, 429);
+    for (let i = 0; i < 10; i++)
+      await from(t, '/v1/public/search?name=acme', ip, { 'x-forwarded-for': `203.0.113.${i}` });
+    assert.equal(
+      (await from(t, '/v1/public/search?name=acme', ip, { 'x-forwarded-for': '203.0.113.99' })).statusCode,
+      429,
+    );
   });
 
   it('behind a trusted proxy, limits each client address from X-Forwarded-For', async () => {
     const proxy = '127.0.0.1';
     const client = (n: number) => ({ 'x-forwarded-for': `203.0.113.${n}` });
-    for (let i = 0; i < 10; i++) assert.equal((await from(proxied, '/v1/public/search?name=acme', proxy, client(1))).statusCode, 200);
+    for (let i = 0; i < 10; i++)
+      assert.equal((await from(proxied, '/v1/public/search?name=acme', proxy, client(1))).statusCode, 200);
     const refused = await from(proxied, '/v1/public/search?name=acme', proxy, client(1));
     assert.equal(refused.statusCode, 429);
     const other = await from(proxied, '/v1/public/search?name=acme', proxy, client(2));
     assert.equal(other.statusCode, 200);
     await proxied.app.requestLog.flush();
-    const { rows } = await proxied.db.pool.query('SELECT client_ip FROM request_logs WHERE request_id = $1', [other.headers['x-request-id']]);
+    const { rows } = await proxied.db.pool.query('SELECT client_ip FROM request_logs WHERE request_id = $1', [
+      other.headers['x-request-id'],
+    ]);
     assert.equal(rows[0]?.client_ip, '203.0.113.2');
   });
 });
@@ -247,7 +273,8 @@ describe('two servers sharing one Redis', { skip: needsRedis }, () => {
     // A second server on the same database and Redis, with its own connection.
     const b = await buildApp({ config: a.config, db: a.database, pepper: PEPPER, clock: a.clock });
     const servers = [a.app.http, b.http];
-    const get = (i: number, key: string) => servers[i % 2]!.inject({ method: 'GET', url: METERED, headers: { authorization: `Bearer ${key}` } });
+    const get = (i: number, key: string) =>
+      servers[i % 2]!.inject({ method: 'GET', url: METERED, headers: { authorization: `Bearer ${key}` } });
     try {
       const one = await a.workspace('free_trial');
       for (let i = 0; i < 30; i++) {
@@ -272,29 +299,39 @@ describe('two servers sharing one Redis', { skip: needsRedis }, () => {
 });
 
 describe('a store that fails', () => {
-  const never: RateLimiter = { hit: () => new Promise(() => {}), peek: () => new Promise(() => {}), close: async () => {} };
+  const never: RateLimiter = {
+    hit: () => new Promise(() => {}),
+    peek: () => new Promise(() => {}),
+    close: async () => {},
+  };
 
-  it('that never answers: requests succeed after the 1-second time-out, and the failures are counted', { timeout: 20_000 }, async (ctx) => {
-    const t = await testApp({ limiter: (_clock, limiterCtx) => failOpen(never, limiterCtx) });
-    try {
-      assert.equal(t.config.rateLimitTimeoutMs, 1000);
-      const { key } = await t.workspace('free_trial');
-      const started = Date.now();
-      const answers = await Promise.all([
-        ...Array.from({ length: 35 }, () => t.get(METERED, key.key)),
-        ...Array.from({ length: 12 }, () => t.get('/v1/public/search?name=acme')),
-      ]);
-      ctx.diagnostic(`47 requests answered in ${Date.now() - started} ms`);
-      assert.deepEqual(new Set(answers.map((r) => r.statusCode)), new Set([200]));
-      assert.deepEqual(window(answers[0]!, t.clock.now().getTime()), { limit: 30, remaining: 29, reset: 60 });
-      assert.equal(await metric(t, 'timeout'), 47);
-    } finally {
-      await t.close();
-    }
-  });
+  it(
+    'that never answers: requests succeed after the 1-second time-out, and the failures are counted',
+    { timeout: 20_000 },
+    async (ctx) => {
+      const t = await testApp({ limiter: (_clock, limiterCtx) => failOpen(never, limiterCtx) });
+      try {
+        assert.equal(t.config.rateLimitTimeoutMs, 1000);
+        const { key } = await t.workspace('free_trial');
+        const started = Date.now();
+        const answers = await Promise.all([
+          ...Array.from({ length: 35 }, () => t.get(METERED, key.key)),
+          ...Array.from({ length: 12 }, () => t.get('/v1/public/search?name=acme')),
+        ]);
+        ctx.diagnostic(`47 requests answered in ${Date.now() - started} ms`);
+        assert.deepEqual(new Set(answers.map((r) => r.statusCode)), new Set([200]));
+        assert.deepEqual(window(answers[0]!, t.clock.now().getTime()), { limit: 30, remaining: 29, reset: 60 });
+        assert.equal(await metric(t, 'timeout'), 47);
+      } finally {
+        await t.close();
+      }
+    },
+  );
 
   it('Redis on a closed port: requests succeed at once, and the failures are counted', async () => {
-    const t = await testApp({ env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}`, RATE_LIMIT_TIMEOUT_MS: '300' } });
+    const t = await testApp({
+      env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}`, RATE_LIMIT_TIMEOUT_MS: '300' },
+    });
     try {
       const { key } = await t.workspace('pro');
       for (let i = 0; i < 5; i++) assert.equal((await t.get(METERED, key.key)).statusCode, 200);
@@ -305,41 +342,45 @@ describe('a store that fails', () => {
     }
   });
 
-  it('Redis paused, killed and restarted: never a 5xx, and counting resumes after the restart', { skip: needsRedisServer, timeout: 30_000 }, async () => {
-    const redis = await OwnRedis.start();
-    const t = await testApp({ env: { REDIS_URL: redis.url, RATE_LIMIT_TIMEOUT_MS: '300' } });
-    const failures = async (): Promise<number> => (await metric(t, 'error')) + (await metric(t, 'timeout'));
-    try {
-      const { key } = await t.workspace('pro');
-      const get = () => t.get(METERED, key.key);
-      assert.equal((await get()).headers['x-ratelimit-remaining'], '149');
-      assert.equal((await get()).headers['x-ratelimit-remaining'], '148');
+  it(
+    'Redis paused, killed and restarted: never a 5xx, and counting resumes after the restart',
+    { skip: needsRedisServer, timeout: 30_000 },
+    async () => {
+      const redis = await OwnRedis.start();
+      const t = await testApp({ env: { REDIS_URL: redis.url, RATE_LIMIT_TIMEOUT_MS: '300' } });
+      const failures = async (): Promise<number> => (await metric(t, 'error')) + (await metric(t, 'timeout'));
+      try {
+        const { key } = await t.workspace('pro');
+        const get = () => t.get(METERED, key.key);
+        assert.equal((await get()).headers['x-ratelimit-remaining'], '149');
+        assert.equal((await get()).headers['x-ratelimit-remaining'], '148');
 
-      redis.signal('SIGSTOP'); // slow: connected, never answering
-      assert.equal((await get()).statusCode, 200);
-      assert.equal(await metric(t, 'timeout'), 1);
-      redis.signal('SIGCONT');
-
-      await redis.kill(); // down
-      for (let i = 0; i < 3; i++) assert.equal((await get()).statusCode, 200);
-      assert.ok((await failures()) >= 4);
-
-      await redis.restart(); // back, empty: the client reconnects on its own
-      const deadline = Date.now() + 10_000;
-      let counted = false;
-      while (!counted && Date.now() < deadline) {
-        const before = await failures();
+        redis.signal('SIGSTOP'); // slow: connected, never answering
         assert.equal((await get()).statusCode, 200);
-        counted = (await failures()) === before;
-        if (!counted) await new Promise((r) => setTimeout(r, 100));
+        assert.equal(await metric(t, 'timeout'), 1);
+        redis.signal('SIGCONT');
+
+        await redis.kill(); // down
+        for (let i = 0; i < 3; i++) assert.equal((await get()).statusCode, 200);
+        assert.ok((await failures()) >= 4);
+
+        await redis.restart(); // back, empty: the client reconnects on its own
+        const deadline = Date.now() + 10_000;
+        let counted = false;
+        while (!counted && Date.now() < deadline) {
+          const before = await failures();
+          assert.equal((await get()).statusCode, 200);
+          counted = (await failures()) === before;
+          if (!counted) await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.ok(counted, 'the limiter did not use the restarted Redis within 10 s');
+        const a = Number((await get()).headers['x-ratelimit-remaining']);
+        const b = Number((await get()).headers['x-ratelimit-remaining']);
+        assert.equal(b, a - 1);
+      } finally {
+        await t.close();
+        await redis.kill();
       }
-      assert.ok(counted, 'the limiter did not use the restarted Redis within 10 s');
-      const a = Number((await get()).headers['x-ratelimit-remaining']);
-      const b = Number((await get()).headers['x-ratelimit-remaining']);
-      assert.equal(b, a - 1);
-    } finally {
-      await t.close();
-      await redis.kill();
-    }
-  });
+    },
+  );
 });

@@ -36,10 +36,15 @@ describe('refresh from a local directory', () => {
     await rm(drop, { recursive: true, force: true });
   });
 
-  const put = (...names: string[]): Promise<void[]> => Promise.all(names.map((n) => copyFile(path.join(generated, n), path.join(drop, n))));
+  const put = (...names: string[]): Promise<void[]> =>
+    Promise.all(names.map((n) => copyFile(path.join(generated, n), path.join(drop, n))));
 
   async function refresh(): Promise<JobRun> {
-    const run = await runJob(refreshJob, { pool: t.db.pool, config: t.config, clock: t.clock, asOf: t.clock.now(), log: () => {} }, 'manual');
+    const run = await runJob(
+      refreshJob,
+      { pool: t.db.pool, config: t.config, clock: t.clock, asOf: t.clock.now(), log: () => {} },
+      'manual',
+    );
     t.app.services.dataset.invalidate();
     return run;
   }
@@ -50,13 +55,17 @@ describe('refresh from a local directory', () => {
     return res;
   }
 
-  const version = async (): Promise<number> => (await t.db.pool.query<{ version: number }>('SELECT version FROM dataset_state')).rows[0]!.version;
+  const version = async (): Promise<number> =>
+    (await t.db.pool.query<{ version: number }>('SELECT version FROM dataset_state')).rows[0]!.version;
 
   it('reports an empty dataset before any file is applied', async () => {
     const res = await get('/v1/status');
     assert.equal(res.statusCode, 200);
     const s = res.json().data;
-    assert.deepEqual([s.dataset_status, s.stale_since, s.last_refresh_at, s.files_applied, s.counts.entities], ['empty', null, null, [], 0]);
+    assert.deepEqual(
+      [s.dataset_status, s.stale_since, s.last_refresh_at, s.files_applied, s.counts.entities],
+      ['empty', null, null, [], 0],
+    );
   });
 
   it('applies the files dropped in the directory; /v1/status says what and how much', async () => {
@@ -64,7 +73,11 @@ describe('refresh from a local directory', () => {
     const run = await refresh();
     assert.equal(run.status, 'succeeded', run.error ?? '');
     const s = (await get('/v1/status')).json().data;
-    const exact = (await t.db.pool.query('SELECT (SELECT count(*) FROM registry.entities) AS entities, (SELECT count(*) FROM registry.events) AS events')).rows[0];
+    const exact = (
+      await t.db.pool.query(
+        'SELECT (SELECT count(*) FROM registry.entities) AS entities, (SELECT count(*) FROM registry.events) AS events',
+      )
+    ).rows[0];
     assert.equal(s.dataset_status, 'live');
     assert.equal(s.stale_since, null);
     assert.equal(s.last_refresh_at, s.last_import_at);
@@ -84,7 +97,10 @@ describe('refresh from a local directory', () => {
     const before = await version();
     const held = await refresh();
     assert.equal(held.status, 'failed');
-    assert.equal(held.error, 'no daily file for 2026-03-03 (a workday) on the source; 2 later file(s) held back until it appears');
+    assert.equal(
+      held.error,
+      'no daily file for 2026-03-03 (a workday) on the source; 2 later file(s) held back until it appears',
+    );
     assert.equal(await version(), before);
     // The last success is recent: still live, and it still lists that success's files.
     assert.equal((await get('/v1/status')).json().data.dataset_status, 'live');
@@ -101,7 +117,9 @@ describe('refresh from a local directory', () => {
 
   it('picks up a newly dropped daily file at the next run: /v1/filings/daily shows its filings', async () => {
     const lines = (await readFile(path.join(generated, '20260305c.txt'))).toString('latin1').split('\n');
-    const known = new Set((await t.db.pool.query<{ d: string }>('SELECT document_number AS d FROM registry.entities')).rows.map((r) => r.d));
+    const known = new Set(
+      (await t.db.pool.query<{ d: string }>('SELECT document_number AS d FROM registry.entities')).rows.map((r) => r.d),
+    );
     const formation = lines
       .filter((l) => l.length >= 1436)
       .map((l) => {
@@ -117,7 +135,10 @@ describe('refresh from a local directory', () => {
     const docs = async (): Promise<string[]> => {
       const res = await get(url, true);
       assert.equal(res.statusCode, 200, res.body);
-      return res.json().data.filter((h: { filing_type: string }) => h.filing_type === 'FORMATION').map((h: { document_number: string }) => h.document_number);
+      return res
+        .json()
+        .data.filter((h: { filing_type: string }) => h.filing_type === 'FORMATION')
+        .map((h: { document_number: string }) => h.document_number);
     };
     assert.ok(!(await docs()).includes(formation.documentNumber));
 
@@ -135,7 +156,10 @@ describe('refresh from a local directory', () => {
     const before = await version();
     const broken = await refresh();
     assert.equal(broken.status, 'failed');
-    assert.equal(broken.error, '20260306ce.txt refused: every one of its 2 lines is malformed (first: line 1, event record is 21 bytes, expected 662)');
+    assert.equal(
+      broken.error,
+      '20260306ce.txt refused: every one of its 2 lines is malformed (first: line 1, event record is 21 bytes, expected 662)',
+    );
     assert.equal(await version(), before + 1, 'the corporate file before it is applied');
 
     await put('20260306ce.txt');
@@ -152,7 +176,10 @@ describe('refresh from a local directory', () => {
     const { last_refresh_at: last } = (await get('/v1/status')).json().data;
     t.clock.set(new Date(Date.parse(last) + 36 * 3_600_000 + 60_000));
     const stale = (await get('/v1/status')).json().data;
-    assert.deepEqual([stale.dataset_status, stale.stale_since], ['stale', new Date(Date.parse(last) + 36 * 3_600_000).toISOString().replace('.000Z', 'Z')]);
+    assert.deepEqual(
+      [stale.dataset_status, stale.stale_since],
+      ['stale', new Date(Date.parse(last) + 36 * 3_600_000).toISOString().replace('.000Z', 'Z')],
+    );
     assert.equal((await get('/v1/filings/recent?days=1', true)).json().meta.dataset_status, 'stale');
 
     // The directory gone (an unmounted share): the run fails and the dataset stays stale.

@@ -35,11 +35,21 @@ describe('REGISTRY_SOURCE', () => {
       keyFile: undefined,
       hostKeyFingerprint: undefined,
     });
-    const withKey = parseRegistrySource('sftp://me@127.0.0.1:2222/srv/Public/doc/', '/k/id', `SHA256:${'A'.repeat(43)}`);
-    assert.equal(withKey?.kind === 'sftp' && `${withKey.port} ${withKey.root} ${withKey.keyFile} ${withKey.password === ''}`, '2222 /srv/Public/doc /k/id true');
+    const withKey = parseRegistrySource(
+      'sftp://me@127.0.0.1:2222/srv/Public/doc/',
+      '/k/id',
+      `SHA256:${'A'.repeat(43)}`,
+    );
+    assert.equal(
+      withKey?.kind === 'sftp' && `${withKey.port} ${withKey.root} ${withKey.keyFile} ${withKey.password === ''}`,
+      '2222 /srv/Public/doc /k/id true',
+    );
     assert.throws(() => parseRegistrySource('ftp://u:p@host/x', '', ''), /ftp:\/\/ is not supported/);
     assert.throws(() => parseRegistrySource('sftp://host/x', '', ''), /no user/);
-    assert.throws(() => parseRegistrySource('sftp://u@host/x', '', ''), /no password and REGISTRY_SFTP_KEY_FILE is not set/);
+    assert.throws(
+      () => parseRegistrySource('sftp://u@host/x', '', ''),
+      /no password and REGISTRY_SFTP_KEY_FILE is not set/,
+    );
     assert.throws(() => parseRegistrySource('sftp://u:p@host', '', 'MD5:aa'), /REGISTRY_SFTP_HOST_KEY/);
     assert.throws(() => loadConfig({ REGISTRY_SOURCE: 'sftp://host' }), /invalid configuration: REGISTRY_SOURCE/);
   });
@@ -73,9 +83,15 @@ describe('refresh plan', () => {
     // Same name, another size: the next quarter's snapshot.
     assert.deepEqual(names(planSnapshots([listed('cordata.zip', 901)], state({ applied: zips }))), ['cordata.zip']);
 
-    const plan = planDaily(files, state({ snapshotDate: '2026-01-04', newestDailyDate: '2026-01-05', applied: day('20260105') }));
+    const plan = planDaily(
+      files,
+      state({ snapshotDate: '2026-01-04', newestDailyDate: '2026-01-05', applied: day('20260105') }),
+    );
     assert.deepEqual(names(plan.fetch), ['20260106c.txt', '20260106ce.txt', '20260107c.txt', '20260107ce.txt']);
-    assert.deepEqual([plan.alreadyApplied, plan.olderThanSnapshot, plan.missingDay, plan.heldBack.length], [2, 2, null, 0]);
+    assert.deepEqual(
+      [plan.alreadyApplied, plan.olderThanSnapshot, plan.missingDay, plan.heldBack.length],
+      [2, 2, null, 0],
+    );
   });
 
   it('holds back everything after a missing workday until it appears, and gives it up once two later workdays are there', () => {
@@ -97,8 +113,14 @@ describe('refresh plan', () => {
     assert.deepEqual([two.missingDay, two.skippedDays], [null, ['2026-01-06']]);
     assert.deepEqual(names(two.fetch), ['20260107c.txt', '20260107ce.txt', '20260108c.txt', '20260108ce.txt']);
     // A weekend is no gap; a late file for a day given up is still applied.
-    const weekend = planDaily([...day('20260112'), ...day('20260106')], state({ snapshotDate: '2026-01-02', newestDailyDate: '2026-01-09' }));
-    assert.deepEqual([weekend.missingDay, weekend.skippedDays, names(weekend.fetch)], [null, [], ['20260106c.txt', '20260106ce.txt', '20260112c.txt', '20260112ce.txt']]);
+    const weekend = planDaily(
+      [...day('20260112'), ...day('20260106')],
+      state({ snapshotDate: '2026-01-02', newestDailyDate: '2026-01-09' }),
+    );
+    assert.deepEqual(
+      [weekend.missingDay, weekend.skippedDays, names(weekend.fetch)],
+      [null, [], ['20260106c.txt', '20260106ce.txt', '20260112c.txt', '20260112ce.txt']],
+    );
     // Nothing held yet (no snapshot, nothing applied): no gap before the first file.
     assert.equal(planDaily([...day('20260107')], state()).missingDay, null);
   });
@@ -115,8 +137,14 @@ describe('refusing a file', () => {
     assert.equal(tooManyRejects(stats(40, 4)), null);
     assert.equal(tooManyRejects(stats(0, 0)), null);
     assert.equal(tooManyRejects(stats(5000, 50)), null);
-    assert.equal(tooManyRejects(stats(3, 3)), 'every one of its 3 lines is malformed (first: line 3, truncated line: 900 bytes)');
-    assert.match(tooManyRejects(stats(40, 11)) ?? '', /^11 of its 40 lines are malformed, more than 10 and more than 1%/);
+    assert.equal(
+      tooManyRejects(stats(3, 3)),
+      'every one of its 3 lines is malformed (first: line 3, truncated line: 900 bytes)',
+    );
+    assert.match(
+      tooManyRejects(stats(40, 11)) ?? '',
+      /^11 of its 40 lines are malformed, more than 10 and more than 1%/,
+    );
     assert.match(tooManyRejects(stats(5000, 51)) ?? '', /^51 of its 5000 lines/);
   });
 });
@@ -146,7 +174,10 @@ describe('downloads', () => {
 
     // The source now holds something else than it listed: no file is kept.
     await writeFile(path.join(src, 'cor', '20260105c.txt'), content.subarray(0, 4000));
-    await assert.rejects(fetchFile(source, file!, path.join(dir, 'dl'), quiet), /download failed after 3 attempt\(s\): 4000 bytes received, the source lists 5000/);
+    await assert.rejects(
+      fetchFile(source, file!, path.join(dir, 'dl'), quiet),
+      /download failed after 3 attempt\(s\): 4000 bytes received, the source lists 5000/,
+    );
   });
 
   it('retries a broken transfer with a growing wait, resuming where it broke', async () => {
@@ -169,7 +200,12 @@ describe('downloads', () => {
     };
     const got = await fetchFile(flaky, file, dir, { ...quiet, sleep: async (ms) => void waits.push(ms) });
     assert.deepEqual([got.attempts, waits], [3, [5, 10]]);
-    assert.equal(createHash('sha256').update(await readFile(got.path)).digest('hex'), createHash('sha256').update(content).digest('hex'));
+    assert.equal(
+      createHash('sha256')
+        .update(await readFile(got.path))
+        .digest('hex'),
+      createHash('sha256').update(content).digest('hex'),
+    );
   });
 });
 
@@ -199,7 +235,12 @@ describe('retrying a failed job', () => {
     };
     const clock = new ManualClock('2026-03-10T05:00:00Z');
     const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
-    const scheduler = startScheduler([job], (asOf) => ({ pool: db.pool, config, clock, asOf, log: () => {} }), clock, () => {});
+    const scheduler = startScheduler(
+      [job],
+      (asOf) => ({ pool: db.pool, config, clock, asOf, log: () => {} }),
+      clock,
+      () => {},
+    );
     for (let i = 0; i < 200 && runs < 3; i++) await new Promise((r) => setTimeout(r, 10));
     await scheduler.stop();
     const { rows } = await db.pool.query<{ trigger: string; status: string; error: string | null }>(
@@ -212,6 +253,9 @@ describe('retrying a failed job', () => {
       { trigger: 'retry', status: 'succeeded', error: null },
     ]);
     assert.deepEqual(delays, [1, 2]);
-    assert.deepEqual([1, 2, 3, 5, 9].map((n) => refreshRetryDelayMs(n) / 60_000), [15, 30, 60, 240, 240]);
+    assert.deepEqual(
+      [1, 2, 3, 5, 9].map((n) => refreshRetryDelayMs(n) / 60_000),
+      [15, 30, 60, 240, 240],
+    );
   });
 });

@@ -24,7 +24,13 @@ before(async () => {
   // The "replica" holds the registry; the primary has none (a replica that had not caught up would show the same routing).
   await loadFixture(replica.pool);
   dataDir = await mkdtemp(path.join(tmpdir(), 'rl-replica-'));
-  const config = loadConfig({ DATABASE_URL: primary.url, READ_DATABASE_URL: replica.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', SCHEDULER: '0' });
+  const config = loadConfig({
+    DATABASE_URL: primary.url,
+    READ_DATABASE_URL: replica.url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    SCHEDULER: '0',
+  });
   db = await openDatabase(config, { poolSize: 2 });
   app = await buildApp({ config, db, pepper: 'p', clock });
 });
@@ -38,12 +44,19 @@ after(async () => {
 it('reads searches from READ_DATABASE_URL and keeps money on DATABASE_URL', async () => {
   assert.notEqual(db.readPool, db.pool);
   const { workspace, key } = await createWorkspace(db.pool, { plan: 'pro' }, 'p', clock);
-  const res = await app.http.inject({ method: 'GET', url: '/v1/entities/search?name=acme%20holdings', headers: { authorization: `Bearer ${key.key}` } });
+  const res = await app.http.inject({
+    method: 'GET',
+    url: '/v1/entities/search?name=acme%20holdings',
+    headers: { authorization: `Bearer ${key.key}` },
+  });
   assert.equal(res.statusCode, 200);
   assert.equal(res.json().pagination.total, 6);
   const onPrimary = await primary.pool.query('SELECT count(*)::int AS n FROM registry.entities');
   assert.equal(onPrimary.rows[0].n, 0);
-  const spent = await primary.pool.query(`SELECT count(*)::int AS n FROM credit_ledger WHERE workspace_id = $1 AND kind = 'consumption'`, [workspace.id]);
+  const spent = await primary.pool.query(
+    `SELECT count(*)::int AS n FROM credit_ledger WHERE workspace_id = $1 AND kind = 'consumption'`,
+    [workspace.id],
+  );
   assert.equal(spent.rows[0].n, 1);
   const onReplica = await replica.pool.query('SELECT count(*)::int AS n FROM credit_ledger');
   assert.equal(onReplica.rows[0].n, 0);

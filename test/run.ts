@@ -18,7 +18,9 @@ const only = process.argv.slice(2);
 const files = only.length > 0 ? only : testFiles(path.join(projectRoot, 'test')).sort();
 const { adminUrl, embedded } = await testServer();
 const templateUrl = await createTemplate(adminUrl);
-process.stderr.write(`tests on ${embedded ? 'embedded PostgreSQL' : 'DATABASE_URL'}${process.env.REDIS_URL ? ' with REDIS_URL' : ''}\n`);
+process.stderr.write(
+  `tests on ${embedded ? 'embedded PostgreSQL' : 'DATABASE_URL'}${process.env.REDIS_URL ? ' with REDIS_URL' : ''}\n`,
+);
 
 const code = await new Promise<number>((resolve) => {
   const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {

@@ -30,10 +30,22 @@ let between: Search;
 before(async () => {
   db = await testDatabase();
   dir = await mkdtemp(path.join(tmpdir(), 'walk-'));
-  const generated = await generateDataset({ entities: 3000, seed: 11, days: 2, endDate: '2026-11-20', outDir: dir, workers: 0 });
-  await importFiles(db.pool, generated.files.map((f) => path.join(dir, f.name)), { frequentWord: 25, countedWord: 5 });
+  const generated = await generateDataset({
+    entities: 3000,
+    seed: 11,
+    days: 2,
+    endDate: '2026-11-20',
+    outDir: dir,
+    workers: 0,
+  });
+  await importFiles(
+    db.pool,
+    generated.files.map((f) => path.join(dir, f.name)),
+    { frequentWord: 25, countedWord: 5 },
+  );
   // The dataset's version, as the service reads it: cached totals end with each daily file imported here.
-  const version = async (): Promise<number> => (await db.pool.query<{ version: number }>('SELECT version FROM dataset_state')).rows[0]!.version;
+  const version = async (): Promise<number> =>
+    (await db.pool.query<{ version: number }>('SELECT version FROM dataset_state')).rows[0]!.version;
   whole = createSearch(db.pool, version);
   walked = createSearch(db.pool, version, { rankWholeBelow: 0 });
   // Broad slices (frequent words hold 25 rows or more) whose filters leave fewer matches than this.
@@ -59,8 +71,12 @@ function recordingPool(statements: string[]): pg.Pool {
 
 /** Words and prefixes people type, drawn from the data: common and rare words, typos, 1-2 characters. */
 async function entityQueries(): Promise<string[]> {
-  const { rows } = await db.pool.query<{ name: string }>('SELECT name FROM registry.entities ORDER BY document_number LIMIT 40');
-  const common = await db.pool.query<{ word: string }>('SELECT word FROM registry.entity_words ORDER BY n DESC, word LIMIT 8');
+  const { rows } = await db.pool.query<{ name: string }>(
+    'SELECT name FROM registry.entities ORDER BY document_number LIMIT 40',
+  );
+  const common = await db.pool.query<{ word: string }>(
+    'SELECT word FROM registry.entity_words ORDER BY n DESC, word LIMIT 8',
+  );
   // Names that are exactly a frequent word or one or two characters: exact-tier rows ahead of postings.
   const exactOfSlices = await db.pool.query<{ name: string }>(`
     SELECT name FROM registry.entities WHERE name_core IN (SELECT word FROM registry.entity_words WHERE frequent) OR length(name_core) <= 2
@@ -74,7 +90,11 @@ async function entityQueries(): Promise<string[]> {
     ...common.rows.map((r) => r.word),
     `${common.rows[0]!.word} ${common.rows[1]!.word}`,
     ...exactOfSlices.rows.map((r) => r.name),
-    'A', 'S', 'SU', 'GR', 'HOLDIN',
+    'A',
+    'S',
+    'SU',
+    'GR',
+    'HOLDIN',
   ];
 }
 
@@ -85,9 +105,16 @@ describe('ranked postings', () => {
       FROM (SELECT slice, count(*) AS n FROM registry.entity_postings GROUP BY slice) p
       FULL JOIN (SELECT slice, sum(n) AS n FROM registry.entity_counts
                  WHERE slice ~ '^p:' OR slice IN (SELECT 'w:' || word FROM registry.entity_words WHERE frequent) GROUP BY slice) c USING (slice)`);
-    assert.ok(rows.some((r) => r.slice.startsWith('w:')), 'some words are frequent');
-    assert.deepEqual(rows.filter((r) => r.postings !== r.counted), []);
-    const wrong = (): Promise<{ rows: unknown[] }> => db.pool.query(`
+    assert.ok(
+      rows.some((r) => r.slice.startsWith('w:')),
+      'some words are frequent',
+    );
+    assert.deepEqual(
+      rows.filter((r) => r.postings !== r.counted),
+      [],
+    );
+    const wrong = (): Promise<{ rows: unknown[] }> =>
+      db.pool.query(`
       SELECT p.* FROM registry.entity_postings p LEFT JOIN registry.entities e ON e.id = p.id
       WHERE e.id IS NULL OR p.document_number <> e.document_number OR p.filed <> coalesce(e.filing_date, '-infinity')
          OR p.sim <> similarity(e.name_core, substr(p.slice, 3)) OR p.prefix <> (e.name_core LIKE substr(p.slice, 3) || '%')
@@ -127,7 +154,9 @@ describe('ranked postings', () => {
     await db.pool.query(`DELETE FROM registry.entity_counts WHERE slice LIKE 'c:%|%'`);
     await db.pool.query(await readFile(path.join(projectRoot, 'src/db/migrations/021_city_slice_counts.sql'), 'utf8'));
     await citiesAgree();
-    const changed = await db.pool.query(`SELECT count(*)::int AS n FROM imports WHERE kind = 'daily_corporate' AND records_read > 0`);
+    const changed = await db.pool.query(
+      `SELECT count(*)::int AS n FROM imports WHERE kind = 'daily_corporate' AND records_read > 0`,
+    );
     assert.equal(changed.rows[0].n, 2);
   });
 });
@@ -143,7 +172,9 @@ describe('trigram counts', () => {
         UNION ALL SELECT name_trgm <> ${TRGM('name_norm')} FROM registry.officers) x`);
     assert.ok(rows[0]!.rows > 3000, `${rows[0]!.rows} rows`);
     assert.equal(rows[0]!.wrong, 0);
-    const changed = await db.pool.query(`SELECT count(*)::int AS n FROM registry.entities WHERE source_date > (SELECT snapshot_date FROM dataset_state)`);
+    const changed = await db.pool.query(
+      `SELECT count(*)::int AS n FROM registry.entities WHERE source_date > (SELECT snapshot_date FROM dataset_state)`,
+    );
     assert.ok(changed.rows[0].n > 0, 'daily files wrote some of them');
   });
 });
@@ -159,15 +190,33 @@ describe('word indexes', () => {
     const { rows } = await db.pool.query<{ relname: string; reloptions: string[] | null }>(`
       SELECT c.relname, c.reloptions FROM pg_class c JOIN pg_am a ON a.oid = c.relam
       WHERE a.amname = 'gin' AND c.relnamespace = 'registry'::regnamespace ORDER BY 1`);
-    const words = ['agents_name_words_idx', 'entities_address_words_idx', 'entities_agent_words_idx', 'entities_city_words_idx', 'entities_name_words_idx', 'officers_name_words_idx'];
-    assert.deepEqual(words.filter((w) => !rows.some((r) => r.relname === w)), [], 'the word indexes are there');
-    assert.deepEqual(rows.filter((r) => !(r.reloptions ?? []).includes('fastupdate=off')).map((r) => r.relname), []);
+    const words = [
+      'agents_name_words_idx',
+      'entities_address_words_idx',
+      'entities_agent_words_idx',
+      'entities_city_words_idx',
+      'entities_name_words_idx',
+      'officers_name_words_idx',
+    ];
+    assert.deepEqual(
+      words.filter((w) => !rows.some((r) => r.relname === w)),
+      [],
+      'the word indexes are there',
+    );
+    assert.deepEqual(
+      rows.filter((r) => !(r.reloptions ?? []).includes('fastupdate=off')).map((r) => r.relname),
+      [],
+    );
   });
 });
 
 describe('relevance pages: postings and walking agree with ranking every match', () => {
   it('entities, with and without filters, first and deep pages', async () => {
-    const city = (await db.pool.query<{ c: string }>('SELECT principal_city AS c FROM registry.entities GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1')).rows[0]!.c;
+    const city = (
+      await db.pool.query<{ c: string }>(
+        'SELECT principal_city AS c FROM registry.entities GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1',
+      )
+    ).rows[0]!.c;
     for (const name of await entityQueries()) {
       const filters = [
         {},
@@ -183,8 +232,16 @@ describe('relevance pages: postings and walking agree with ranking every match',
       for (const extra of filters) {
         const q = { name, limit: 25, offset: 0, ...extra };
         const [a, b, c] = await Promise.all([whole.entities(q), walked.entities(q), between.entities(q)]);
-        assert.deepEqual(b.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${name} ${JSON.stringify(extra)}`);
-        assert.deepEqual(c.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${name} ${JSON.stringify(extra)}`);
+        assert.deepEqual(
+          b.hits.map((h) => h.document_number),
+          a.hits.map((h) => h.document_number),
+          `${name} ${JSON.stringify(extra)}`,
+        );
+        assert.deepEqual(
+          c.hits.map((h) => h.document_number),
+          a.hits.map((h) => h.document_number),
+          `${name} ${JSON.stringify(extra)}`,
+        );
         assert.equal(b.total, a.total);
         assert.equal(c.total, a.total, `${name} ${JSON.stringify(extra)}`);
       }
@@ -198,8 +255,15 @@ describe('relevance pages: postings and walking agree with ranking every match',
       GROUP BY 1, 2 ORDER BY count(*) DESC, 1, 2 LIMIT 3`);
     assert.ok(rows.length > 0);
     for (const { w, c } of rows) {
-      for (const [name, match] of [[w, `e.name_words && ARRAY[$1]`], [w.slice(0, 1), `e.name_core LIKE $1 || '%'`], [w.slice(0, 2), `e.name_core LIKE $1 || '%'`]] as const) {
-        const real = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM registry.entities e WHERE ${match} AND upper(e.principal_city) = upper($2)`, [name, c]);
+      for (const [name, match] of [
+        [w, `e.name_words && ARRAY[$1]`],
+        [w.slice(0, 1), `e.name_core LIKE $1 || '%'`],
+        [w.slice(0, 2), `e.name_core LIKE $1 || '%'`],
+      ] as const) {
+        const real = await db.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM registry.entities e WHERE ${match} AND upper(e.principal_city) = upper($2)`,
+          [name, c],
+        );
         const page = await whole.entities({ name, principal_city: c.toLowerCase(), limit: 5, offset: 0 });
         assert.equal(page.total, real.rows[0]!.n, `${name} in ${c}`);
       }
@@ -210,7 +274,10 @@ describe('relevance pages: postings and walking agree with ranking every match',
     const { rows } = await db.pool.query<{ k: string[] }>(
       `SELECT registry.city_words(c, w) AS k FROM (VALUES ('Tampa', '{PEREZ,PALM,PEREZ}'::text[]), (NULL, '{SUN}'), ('Miami', '{}'), ('Miami', NULL), ('A|B', '{X,NULL}')) v(c, w)`,
     );
-    assert.deepEqual(rows.map((r) => r.k), [['TAMPA|PEREZ', 'TAMPA|PALM', 'TAMPA|PEREZ'], ['|SUN'], [], [], ['A|B|X', null]]);
+    assert.deepEqual(
+      rows.map((r) => r.k),
+      [['TAMPA|PEREZ', 'TAMPA|PALM', 'TAMPA|PEREZ'], ['|SUN'], [], [], ['A|B|X', null]],
+    );
     // Every row's keys as migration 036 defined them, by a query per row.
     const { rows: differ } = await db.pool.query(`
       SELECT document_number FROM registry.entities
@@ -221,31 +288,62 @@ describe('relevance pages: postings and walking agree with ranking every match',
   it('a word with a city: the page and total of the plain match, found through the keys of words in cities', async () => {
     // A rare word in the largest city and a frequent word in a small city, each found through the index
     // of its expansions' keys in the city (migration 036), not through the word's rows or the city's.
-    const large = (await db.pool.query<{ c: string; n: number }>(
-      'SELECT upper(principal_city) AS c, count(*)::int AS n FROM registry.entities WHERE principal_city IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1',
-    )).rows[0]!;
-    const frequent = (await db.pool.query<{ w: string }>('SELECT name_words[1] AS w FROM registry.entities GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1')).rows[0]!.w;
+    const large = (
+      await db.pool.query<{ c: string; n: number }>(
+        'SELECT upper(principal_city) AS c, count(*)::int AS n FROM registry.entities WHERE principal_city IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1',
+      )
+    ).rows[0]!;
+    const frequent = (
+      await db.pool.query<{ w: string }>(
+        'SELECT name_words[1] AS w FROM registry.entities GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1',
+      )
+    ).rows[0]!.w;
     // The smallest city with rows holding it first.
-    const small = (await db.pool.query<{ c: string; n: number }>(`
+    const small = (
+      await db.pool.query<{ c: string; n: number }>(
+        `
       SELECT upper(principal_city) AS c, count(*)::int AS n FROM registry.entities WHERE principal_city IS NOT NULL GROUP BY 1
-      HAVING bool_or(name_words[1] = $1) ORDER BY 2, 1 LIMIT 1`, [frequent])).rows[0]!;
-    const rare = (await db.pool.query<{ w: string }>(`
+      HAVING bool_or(name_words[1] = $1) ORDER BY 2, 1 LIMIT 1`,
+        [frequent],
+      )
+    ).rows[0]!;
+    const rare = (
+      await db.pool.query<{ w: string }>(
+        `
       SELECT w FROM registry.entities e, unnest(e.name_words) w WHERE upper(e.principal_city) = $1 AND length(w) > 3
-      GROUP BY 1 ORDER BY (SELECT n FROM registry.entity_words WHERE word = w), 1 LIMIT 1`, [large.c])).rows[0]!.w;
+      GROUP BY 1 ORDER BY (SELECT n FROM registry.entity_words WHERE word = w), 1 LIMIT 1`,
+        [large.c],
+      )
+    ).rows[0]!.w;
     const statements: string[] = [];
     const search = createSearch(recordingPool(statements), async () => 4);
-    for (const [word, c] of [[rare, large], [frequent, small]] as const) {
+    for (const [word, c] of [
+      [rare, large],
+      [frequent, small],
+    ] as const) {
       const [term] = await expandWords(db.pool, 'entity_words', [word]);
-      const { rows } = await db.pool.query<{ document_number: string; n: number }>(`
+      const { rows } = await db.pool.query<{ document_number: string; n: number }>(
+        `
         SELECT e.document_number, count(*) OVER ()::int AS n FROM registry.entities e
         WHERE e.name_words && $1::text[] AND upper(e.principal_city) = $2
         ORDER BY (e.name_norm = $3) DESC, (e.name_core = $3) DESC, (e.name_core LIKE $3 || '%') DESC, similarity(e.name_core, $3) DESC,
-                 e.filing_date DESC NULLS LAST, e.document_number LIMIT 10`, [term!.expansions, c.c, word]);
+                 e.filing_date DESC NULLS LAST, e.document_number LIMIT 10`,
+        [term!.expansions, c.c, word],
+      );
       statements.length = 0;
       const page = await search.entities({ name: word, principal_city: c.c.toLowerCase(), limit: 10, offset: 0 });
-      assert.deepEqual(page.hits.map((h) => h.document_number), rows.map((r) => r.document_number), `${word} in ${c.c}`);
+      assert.deepEqual(
+        page.hits.map((h) => h.document_number),
+        rows.map((r) => r.document_number),
+        `${word} in ${c.c}`,
+      );
       assert.equal(page.total, rows[0]?.n ?? 0, `${word} in ${c.c}`);
-      assert.ok(statements.some((t) => /registry\.city_words\(e\.principal_city, e\.name_words\) && registry\.city_words\(/.test(t)), `${word} in ${c.c}: through the keys`);
+      assert.ok(
+        statements.some((t) =>
+          /registry\.city_words\(e\.principal_city, e\.name_words\) && registry\.city_words\(/.test(t),
+        ),
+        `${word} in ${c.c}: through the keys`,
+      );
     }
   });
 
@@ -260,15 +358,26 @@ describe('relevance pages: postings and walking agree with ranking every match',
     for (const r of rows) {
       const q = { name: r.p, entity_type: [r.t], limit: 25, offset: 0 };
       const [a, c] = await Promise.all([whole.entities(q), between.entities(q)]);
-      assert.deepEqual(c.hits.map((h) => h.document_number), a.hits.map((h) => h.document_number), `${r.p} ${r.t}`);
+      assert.deepEqual(
+        c.hits.map((h) => h.document_number),
+        a.hits.map((h) => h.document_number),
+        `${r.p} ${r.t}`,
+      );
     }
   });
 
   it('entities without a filing date, read off the postings, pass no date filter', async () => {
     const daily = path.join(dir, '20261123c.txt');
-    await writeFile(daily, fileOf([corporate({ doc: 'L26800000001', name: 'AZURE UNDATED TRUST', fileDate: '', status: 'I', type: 'TRUST' })]));
+    await writeFile(
+      daily,
+      fileOf([
+        corporate({ doc: 'L26800000001', name: 'AZURE UNDATED TRUST', fileDate: '', status: 'I', type: 'TRUST' }),
+      ]),
+    );
     await importFiles(db.pool, [daily], { frequentWord: 25, countedWord: 5 });
-    const undated = await db.pool.query(`SELECT 1 FROM registry.entities WHERE document_number = 'L26800000001' AND filing_date IS NULL`);
+    const undated = await db.pool.query(
+      `SELECT 1 FROM registry.entities WHERE document_number = 'L26800000001' AND filing_date IS NULL`,
+    );
     assert.equal(undated.rowCount, 1);
     const cases: Array<[Record<string, unknown>, string, boolean]> = [
       [{ filed_before: '2099-12-31' }, `e.filing_date <= '2099-12-31'`, false],
@@ -279,24 +388,39 @@ describe('relevance pages: postings and walking agree with ranking every match',
       const q = { name: 'A', limit: 100, offset: 0, ...extra };
       const [a, b] = await Promise.all([whole.entities(q), walked.entities(q)]);
       const docs = b.hits.map((h) => h.document_number);
-      assert.deepEqual(docs, a.hits.map((h) => h.document_number), JSON.stringify(extra));
+      assert.deepEqual(
+        docs,
+        a.hits.map((h) => h.document_number),
+        JSON.stringify(extra),
+      );
       assert.equal(docs.includes('L26800000001'), listed, JSON.stringify(extra));
-      const real = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM registry.entities e WHERE e.name_core LIKE 'A%' AND ${condition}`);
+      const real = await db.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM registry.entities e WHERE e.name_core LIKE 'A%' AND ${condition}`,
+      );
       assert.equal(b.total, real.rows[0]!.n, JSON.stringify(extra));
     }
   });
 
   it('officers, agents and addresses', async () => {
-    const officers = await db.pool.query<{ name: string }>('SELECT name FROM registry.officers ORDER BY document_number, slot LIMIT 15');
+    const officers = await db.pool.query<{ name: string }>(
+      'SELECT name FROM registry.officers ORDER BY document_number, slot LIMIT 15',
+    );
     const agents = await db.pool.query<{ name: string }>('SELECT name FROM registry.agents ORDER BY id LIMIT 10');
-    const streets = await db.pool.query<{ s: string }>(`SELECT principal_addr1 AS s FROM registry.entities WHERE principal_addr1 IS NOT NULL ORDER BY document_number LIMIT 10`);
+    const streets = await db.pool.query<{ s: string }>(
+      `SELECT principal_addr1 AS s FROM registry.entities WHERE principal_addr1 IS NOT NULL ORDER BY document_number LIMIT 10`,
+    );
     const page = { limit: 20, offset: 0 };
     // Frequent officer words (first names, common surnames) are read in trigram order.
-    const frequent = await db.pool.query<{ word: string }>('SELECT word FROM registry.officer_words WHERE frequent ORDER BY n DESC, word LIMIT 6');
+    const frequent = await db.pool.query<{ word: string }>(
+      'SELECT word FROM registry.officer_words WHERE frequent ORDER BY n DESC, word LIMIT 6',
+    );
     assert.ok(frequent.rows.length > 0, 'some officer words are frequent');
     for (const name of frequent.rows.map((r) => r.word)) {
       for (const extra of [{}, { offset: 15 }]) {
-        const [a, b] = await Promise.all([whole.officers({ ...page, ...extra, name }), walked.officers({ ...page, ...extra, name })]);
+        const [a, b] = await Promise.all([
+          whole.officers({ ...page, ...extra, name }),
+          walked.officers({ ...page, ...extra, name }),
+        ]);
         assert.deepEqual(b, a, `${name} ${JSON.stringify(extra)}`);
       }
     }
@@ -307,7 +431,10 @@ describe('relevance pages: postings and walking agree with ranking every match',
       }
     }
     for (const r of agents.rows) {
-      const [a, b] = await Promise.all([whole.agents({ ...page, name: r.name }), walked.agents({ ...page, name: r.name })]);
+      const [a, b] = await Promise.all([
+        whole.agents({ ...page, name: r.name }),
+        walked.agents({ ...page, name: r.name }),
+      ]);
       assert.deepEqual(b, a, r.name);
     }
     for (const r of streets.rows) {
@@ -330,10 +457,17 @@ describe('relevance pages: postings and walking agree with ranking every match',
       if (!term || term.expansions.length < 2) continue;
       tried++;
       // The word's matches (the dictionary's bound) are more than a fifth of the rank-whole limit.
-      const tiered = createSearch(db.pool, async () => (await db.pool.query<{ version: number }>('SELECT version FROM dataset_state')).rows[0]!.version, { rankWholeBelow: term.rows });
+      const tiered = createSearch(
+        db.pool,
+        async () => (await db.pool.query<{ version: number }>('SELECT version FROM dataset_state')).rows[0]!.version,
+        { rankWholeBelow: term.rows },
+      );
       const total = (await whole.entities({ name: word, limit: 1, offset: 0 })).total;
       for (let offset = 0; offset <= total; offset += 3) {
-        const [a, b] = await Promise.all([whole.entities({ name: word, limit: 3, offset }), tiered.entities({ name: word, limit: 3, offset })]);
+        const [a, b] = await Promise.all([
+          whole.entities({ name: word, limit: 3, offset }),
+          tiered.entities({ name: word, limit: 3, offset }),
+        ]);
         assert.deepEqual(b, a, `${word} offset ${offset}`);
       }
     }
@@ -355,7 +489,12 @@ describe('relevance pages: postings and walking agree with ranking every match',
       if (!term || term.counted.length === 0) continue;
       // The word's matches (the dictionary's bound) are more than a fifth of the rank-whole limit.
       const tiered = createSearch(recording, async () => 7, { rankWholeBelow: term.rows });
-      const filters: Array<{ status?: Array<'active' | 'inactive'>; entity_type?: string[]; filed_after?: string; filed_before?: string }> = [
+      const filters: Array<{
+        status?: Array<'active' | 'inactive'>;
+        entity_type?: string[];
+        filed_after?: string;
+        filed_before?: string;
+      }> = [
         { status: ['active'] },
         { entity_type: [t] },
         { filed_after: `${y}-01-01` },
@@ -366,18 +505,34 @@ describe('relevance pages: postings and walking agree with ranking every match',
         const recount: pg.QueryResult<{ n: number }> = await db.pool.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[] AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR entity_type = $3)
              AND ($4::date IS NULL OR filing_date >= $4) AND ($5::date IS NULL OR filing_date <= $5)`,
-          [term.expansions, extra.status ? (extra.status[0] === 'active' ? 'A' : 'I') : null, extra.entity_type?.[0] ?? null, extra.filed_after ?? null, extra.filed_before ?? null],
+          [
+            term.expansions,
+            extra.status ? (extra.status[0] === 'active' ? 'A' : 'I') : null,
+            extra.entity_type?.[0] ?? null,
+            extra.filed_after ?? null,
+            extra.filed_before ?? null,
+          ],
         );
         assert.equal(total, recount.rows[0]!.n, `${word} ${JSON.stringify(extra)}`);
         for (let offset = 0; offset <= total; offset += 3) {
           statements.length = 0;
-          const [a, b] = await Promise.all([whole.entities({ name: word, limit: 3, offset, ...extra }), tiered.entities({ name: word, limit: 3, offset, ...extra })]);
+          const [a, b] = await Promise.all([
+            whole.entities({ name: word, limit: 3, offset, ...extra }),
+            tiered.entities({ name: word, limit: 3, offset, ...extra }),
+          ]);
           assert.deepEqual(b, a, `${word} ${JSON.stringify(extra)} offset ${offset}`);
           // No statement counts its matches apart; the total is added up from the counts, unless the page
           // was ranked whole (the tiers read with the filters did not fill it) and counted by that statement.
-          assert.deepEqual(statements.filter((s) => /count\(\*\)::bigint/.test(s)), [], `${word} ${JSON.stringify(extra)} offset ${offset}`);
+          assert.deepEqual(
+            statements.filter((s) => /count\(\*\)::bigint/.test(s)),
+            [],
+            `${word} ${JSON.stringify(extra)} offset ${offset}`,
+          );
           if (offset === 0 && !statements.some((s) => /count\(\*\) OVER/.test(s))) {
-            assert.ok(statements.some((s) => /registry\.entity_counts/.test(s)), `${word} ${JSON.stringify(extra)}: from the counts`);
+            assert.ok(
+              statements.some((s) => /registry\.entity_counts/.test(s)),
+              `${word} ${JSON.stringify(extra)}: from the counts`,
+            );
             addedUp++;
           }
         }
@@ -388,20 +543,40 @@ describe('relevance pages: postings and walking agree with ranking every match',
 
   it('officer words alone, some matches: exact and prefix tiers first, the rest ranked whole', async () => {
     // A frequent word, a rarer one that is its own only expansion (both counted from the dictionary), and one with several.
-    const frequent = await db.pool.query<{ word: string; n: number }>('SELECT word, n FROM registry.officer_words WHERE frequent AND length(word) >= 3 ORDER BY n DESC, word LIMIT 1');
+    const frequent = await db.pool.query<{ word: string; n: number }>(
+      'SELECT word, n FROM registry.officer_words WHERE frequent AND length(word) >= 3 ORDER BY n DESC, word LIMIT 1',
+    );
     const rare = await db.pool.query<{ word: string; n: number }>(
       'SELECT word, n FROM registry.officer_words WHERE NOT frequent AND n >= 8 AND length(word) >= 4 ORDER BY n DESC, word LIMIT 40',
     );
     const expanded = [];
-    for (let i = 0; i < rare.rows.length; i += 8) expanded.push(...(await expandWords(db.pool, 'officer_words', rare.rows.slice(i, i + 8).map((r) => r.word))));
+    for (let i = 0; i < rare.rows.length; i += 8)
+      expanded.push(
+        ...(await expandWords(
+          db.pool,
+          'officer_words',
+          rare.rows.slice(i, i + 8).map((r) => r.word),
+        )),
+      );
     const alone = expanded.find((t) => t.expansions.length === 1 && t.expansions[0] === t.word);
     const several = expanded.find((t) => t.expansions.length > 1);
     assert.ok(alone && several, 'rarer officer words, one its own only expansion, one with several');
-    for (const { word, n } of [frequent.rows[0]!, { word: alone.word, n: alone.rows }, { word: several.word, n: several.rows }]) {
+    for (const { word, n } of [
+      frequent.rows[0]!,
+      { word: alone.word, n: alone.rows },
+      { word: several.word, n: several.rows },
+    ]) {
       // Its matches (at most the dictionary's bound n) are more than a fifth of the rank-whole limit.
-      const tiered = createSearch(db.pool, async () => (await db.pool.query<{ version: number }>('SELECT version FROM dataset_state')).rows[0]!.version, { rankWholeBelow: n });
+      const tiered = createSearch(
+        db.pool,
+        async () => (await db.pool.query<{ version: number }>('SELECT version FROM dataset_state')).rows[0]!.version,
+        { rankWholeBelow: n },
+      );
       for (let offset = 0; offset <= n; offset += 5) {
-        const [a, b] = await Promise.all([whole.officers({ name: word, limit: 5, offset }), tiered.officers({ name: word, limit: 5, offset })]);
+        const [a, b] = await Promise.all([
+          whole.officers({ name: word, limit: 5, offset }),
+          tiered.officers({ name: word, limit: 5, offset }),
+        ]);
         assert.deepEqual(b, a, `${word} offset ${offset}`);
       }
     }
@@ -416,7 +591,10 @@ describe('relevance pages: postings and walking agree with ranking every match',
     assert.ok(rows.length >= 2, 'the data repeats some names');
     const statements: string[] = [];
     const recording = recordingPool(statements);
-    const rankedWhole = (): boolean => statements.some((t) => /FROM registry\.entities e\s+WHERE[\s\S]*ORDER BY CASE WHEN/.test(t) && !/= ANY\(/.test(t));
+    const rankedWhole = (): boolean =>
+      statements.some(
+        (t) => /FROM registry\.entities e\s+WHERE[\s\S]*ORDER BY CASE WHEN/.test(t) && !/= ANY\(/.test(t),
+      );
     let walkedSome = 0;
     for (const exact of rows.map((r) => r.name)) {
       for (const name of [exact, exact.replace(/[AEIOU](?=[A-Z]* )/, 'X')]) {
@@ -426,8 +604,14 @@ describe('relevance pages: postings and walking agree with ranking every match',
         statements.length = 0;
         const page = await tiered.entities({ name, limit: 2, offset: 0 });
         assert.deepEqual(page, await whole.entities({ name, limit: 2, offset: 0 }), name);
-        const filled = (await db.pool.query('SELECT 1 FROM registry.entities WHERE name_core = $1', [nameKey(name).core])).rows.length >= 2;
-        assert.equal(rankedWhole(), !filled, `${name}: ${total} matches, the exact tiers ${filled ? 'fill' : 'leave short'} the page`);
+        const filled =
+          (await db.pool.query('SELECT 1 FROM registry.entities WHERE name_core = $1', [nameKey(name).core])).rows
+            .length >= 2;
+        assert.equal(
+          rankedWhole(),
+          !filled,
+          `${name}: ${total} matches, the exact tiers ${filled ? 'fill' : 'leave short'} the page`,
+        );
         if (filled) walkedSome++;
       }
     }
@@ -444,7 +628,12 @@ describe('sorted listings: walking the sort index agrees with sorting every matc
     assert.ok(rows.length > 0);
     for (const { c, t } of rows) {
       for (const sort of ['name_asc', 'name_desc', 'date_newest', 'date_oldest'] as const) {
-        for (const extra of [{}, { entity_type: [t] }, { status: ['active' as const], offset: 7 }, { filed_after: '2015-01-01' }]) {
+        for (const extra of [
+          {},
+          { entity_type: [t] },
+          { status: ['active' as const], offset: 7 },
+          { filed_after: '2015-01-01' },
+        ]) {
           const q = { principal_city: c.toLowerCase(), sort, limit: 15, offset: 0, ...extra };
           const [a, b] = await Promise.all([whole.entities(q), walking.entities(q)]);
           assert.ok(a.hits.length > 0, JSON.stringify(q));
@@ -463,11 +652,31 @@ describe('sorted listings oldest first', () => {
     const { c, t } = rows[0]!;
     const daily = path.join(dir, '20261122c.txt');
     const undated = ['L26810000004', 'L26810000002', 'L26810000003', 'L26810000001'];
-    await writeFile(daily, fileOf(undated.map((doc, i) => corporate({ doc, name: `UNDATED OLDEST ${i} LLC`, fileDate: '', status: 'A', type: t, city: i < 3 ? c : 'NOWHERE' }))));
+    await writeFile(
+      daily,
+      fileOf(
+        undated.map((doc, i) =>
+          corporate({
+            doc,
+            name: `UNDATED OLDEST ${i} LLC`,
+            fileDate: '',
+            status: 'A',
+            type: t,
+            city: i < 3 ? c : 'NOWHERE',
+          }),
+        ),
+      ),
+    );
     await importFiles(db.pool, [daily], { frequentWord: 25, countedWord: 5 });
     const walking = createSearch(db.pool, async () => 1, { sortAllBelow: 0 });
     let reached = 0;
-    for (const extra of [{}, { entity_type: [t] }, { status: ['active' as const] }, { principal_city: c.toLowerCase() }, { status: ['active' as const], entity_type: [t] }]) {
+    for (const extra of [
+      {},
+      { entity_type: [t] },
+      { status: ['active' as const] },
+      { principal_city: c.toLowerCase() },
+      { status: ['active' as const], entity_type: [t] },
+    ]) {
       const { total } = await whole.entities({ sort: 'date_oldest', limit: 1, offset: 0, ...extra });
       // Straddling the last dated rows and the undated ones, within the undated ones, and past the end.
       for (const offset of [0, total - 6, total - 2, total + 1]) {
@@ -479,7 +688,10 @@ describe('sorted listings oldest first', () => {
       const last = await whole.entities({ sort: 'date_oldest', limit: 3, offset: total - 3, ...extra });
       // (A hit without a filing date shows its last transaction's date instead.)
       const lastDocs = last.hits.map((h) => h.document_number);
-      const dated = await db.pool.query('SELECT 1 FROM registry.entities WHERE document_number = ANY($1) AND filing_date IS NOT NULL', [lastDocs]);
+      const dated = await db.pool.query(
+        'SELECT 1 FROM registry.entities WHERE document_number = ANY($1) AND filing_date IS NOT NULL',
+        [lastDocs],
+      );
       assert.equal(lastDocs.length, 3, JSON.stringify(extra));
       assert.equal(dated.rowCount, 0, JSON.stringify(extra));
     }
@@ -505,10 +717,17 @@ describe('sorted listings of one status and one type', () => {
 
   it('give the pages sorting every match gives, whichever index is walked', async () => {
     const walking = createSearch(db.pool, async () => 1, { sortAllBelow: 0 });
-    const { rows } = await db.pool.query<{ t: string }>('SELECT entity_type AS t FROM registry.entities GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 3');
+    const { rows } = await db.pool.query<{ t: string }>(
+      'SELECT entity_type AS t FROM registry.entities GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 3',
+    );
     for (const { t } of rows) {
       for (const sort of ['date_newest', 'date_oldest', undefined] as const) {
-        for (const extra of [{ status: ['active' as const] }, { status: ['inactive' as const], offset: 7 }, { status: ['inactive' as const], filed_after: '2015-01-01' }, { status: ['active' as const], filed_before: '2010-12-31', offset: 3 }]) {
+        for (const extra of [
+          { status: ['active' as const] },
+          { status: ['inactive' as const], offset: 7 },
+          { status: ['inactive' as const], filed_after: '2015-01-01' },
+          { status: ['active' as const], filed_before: '2010-12-31', offset: 3 },
+        ]) {
           const q = { entity_type: [t], ...(sort ? { sort } : {}), limit: 15, offset: 0, ...extra };
           const [a, b] = await Promise.all([whole.entities(q), walking.entities(q)]);
           assert.ok(a.hits.length > 0, JSON.stringify(q));
@@ -527,22 +746,37 @@ describe('totals', () => {
     // Ranking whole below 40 matches: two words in more rows each (the dictionary's bound) but in
     // fewer together are ranked and counted by one statement that reads at most 41 matches.
     const capped = createSearch(recording, async () => 1, { rankWholeBelow: 40 });
-    const { rows } = await db.pool.query<{ name: string }>('SELECT name FROM registry.entities ORDER BY document_number LIMIT 5');
+    const { rows } = await db.pool.query<{ name: string }>(
+      'SELECT name FROM registry.entities ORDER BY document_number LIMIT 5',
+    );
     const pairs = await db.pool.query<{ a: string; b: string }>(`
       WITH w AS (SELECT word FROM registry.entity_words WHERE n BETWEEN 41 AND 800 AND word ~ '^[A-Z]{4,}$')
       SELECT a, b FROM registry.entities e, unnest(e.name_words) a, unnest(e.name_words) b
       WHERE a < b AND a IN (SELECT word FROM w) AND b IN (SELECT word FROM w)
       GROUP BY 1, 2 HAVING count(DISTINCT e.id) <= 40 ORDER BY count(DISTINCT e.id) DESC, 1, 2 LIMIT 20`);
-    const twoWords = pairs.rows.map((p) => `${p.a} ${p.b}`).filter((n) => nameKey(n).words.length === 2).slice(0, 3);
+    const twoWords = pairs.rows
+      .map((p) => `${p.a} ${p.b}`)
+      .filter((n) => nameKey(n).words.length === 2)
+      .slice(0, 3);
     assert.ok(twoWords.length > 0, 'the data has such pairs');
-    const cases = [...rows.map(({ name }) => ({ name, search })), ...twoWords.map((name) => ({ name, search: capped }))];
+    const cases = [
+      ...rows.map(({ name }) => ({ name, search })),
+      ...twoWords.map((name) => ({ name, search: capped })),
+    ];
     for (const { name, search: s } of cases) {
       statements.length = 0;
       const page = await s.entities({ name, limit: 3, offset: 0 });
       assert.ok(page.hits.length > 0, name);
-      assert.deepEqual(statements.filter((t) => /count\(\*\)::bigint/.test(t)), [], name);
+      assert.deepEqual(
+        statements.filter((t) => /count\(\*\)::bigint/.test(t)),
+        [],
+        name,
+      );
       // Every way to the total agrees: counted alone (a page past the end) and by the ranking walk.
-      const [past, walkedPage] = await Promise.all([whole.entities({ name, limit: 3, offset: 100_000 }), walked.entities({ name, limit: 3, offset: 0 })]);
+      const [past, walkedPage] = await Promise.all([
+        whole.entities({ name, limit: 3, offset: 100_000 }),
+        walked.entities({ name, limit: 3, offset: 0 }),
+      ]);
       assert.equal(page.total, past.total, name);
       assert.equal(page.total, walkedPage.total, name);
     }
@@ -561,7 +795,9 @@ describe('totals', () => {
     );
     let both: [string, string] | undefined;
     for (const { word } of candidates.rows) {
-      const other = (await expandWords(db.pool, 'entity_words', [word]))[0]!.counted.find((w) => w !== word && /^[A-Z]+$/.test(w));
+      const other = (await expandWords(db.pool, 'entity_words', [word]))[0]!.counted.find(
+        (w) => w !== word && /^[A-Z]+$/.test(w),
+      );
       if (other) {
         both = [word, other];
         break;
@@ -583,12 +819,24 @@ describe('totals', () => {
     const page = await countedApart.entities({ name: top, limit: 3, offset: 0 });
     const [term] = await expandWords(db.pool, 'entity_words', [top]);
     assert.ok(term!.expansions.includes(neighbour));
-    const real = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[]', [term!.expansions]);
+    const real = await db.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[]',
+      [term!.expansions],
+    );
     assert.equal(page.total, real.rows[0]!.n);
-    assert.ok(statements.some((t) => /INTERSECT/.test(t)), 'the count leaves the words to the dictionary and reads the rows holding two');
+    assert.ok(
+      statements.some((t) => /INTERSECT/.test(t)),
+      'the count leaves the words to the dictionary and reads the rows holding two',
+    );
     // With a filter: added up from the counts of the two words, the new name holding both counted once.
     statements.length = 0;
-    const filtered = await countedApart.entities({ name: both[0], status: ['active'], filed_after: '2026-01-01', limit: 3, offset: 0 });
+    const filtered = await countedApart.entities({
+      name: both[0],
+      status: ['active'],
+      filed_after: '2026-01-01',
+      limit: 3,
+      offset: 0,
+    });
     const [pairTerm] = await expandWords(db.pool, 'entity_words', [both[0]]);
     const recount = await db.pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[] AND status = 'A' AND filing_date >= '2026-01-01'`,
@@ -596,25 +844,40 @@ describe('totals', () => {
     );
     assert.equal(filtered.total, recount.rows[0]!.n);
     assert.ok(filtered.hits.some((h) => h.document_number === 'L26900000003'));
-    assert.ok(statements.some((t) => /registry\.entity_counts/.test(t) && /INTERSECT/.test(t)), 'added up from the counts, less the rows holding two');
+    assert.ok(
+      statements.some((t) => /registry\.entity_counts/.test(t) && /INTERSECT/.test(t)),
+      'added up from the counts, less the rows holding two',
+    );
     // Without filters, a term of more words than are paired (here: more than its counted words) is added up
     // the same way from the dictionary; with none paired, from its commonest word and a count of the others.
-    const all = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[]', [pairTerm!.expansions]);
+    const all = await db.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[]',
+      [pairTerm!.expansions],
+    );
     assert.ok(pairTerm!.expansions.length > pairTerm!.counted.length, 'the term has words without counts of their own');
     for (const pairwiseMax of [pairTerm!.counted.length, 0]) {
-      assert.equal(await countTerm(db.pool, 'registry.entities e', 'e.name_words', pairTerm!, pairwiseMax), all.rows[0]!.n, `pairing up to ${pairwiseMax} words`);
+      assert.equal(
+        await countTerm(db.pool, 'registry.entities e', 'e.name_words', pairTerm!, pairwiseMax),
+        all.rows[0]!.n,
+        `pairing up to ${pairwiseMax} words`,
+      );
     }
     // A name with no match at all: total 0 from the ranking statement alone.
     statements.length = 0;
     const none = await capped.entities({ name: `${twoWords[0]} ZZQXJ`, limit: 3, offset: 0 });
     assert.equal(none.total, 0);
-    assert.deepEqual(statements.filter((t) => /count\(\*\)::bigint/.test(t)), []);
+    assert.deepEqual(
+      statements.filter((t) => /count\(\*\)::bigint/.test(t)),
+      [],
+    );
   });
 });
 
 describe('officer exact tier', () => {
   it('puts an officer named exactly a common word first, before one named it twice', async () => {
-    const { rows } = await db.pool.query<{ word: string }>(`SELECT word FROM registry.officer_words WHERE frequent AND length(word) >= 3 AND word < 'Y' ORDER BY n DESC, word LIMIT 1`);
+    const { rows } = await db.pool.query<{ word: string }>(
+      `SELECT word FROM registry.officer_words WHERE frequent AND length(word) >= 3 AND word < 'Y' ORDER BY n DESC, word LIMIT 1`,
+    );
     const word = rows[0]!.word;
     // Two officers renamed (the last test here: the data is not restored): one named W alone but
     // shown as ZZZZ, so that only its tier puts it before W W (same similarity, name sorts after).
@@ -632,7 +895,10 @@ describe('officer exact tier', () => {
     await rename(two.rows[1]!, `${word} ${word}`, `${word} ${word}`);
     for (const search of [whole, walked]) {
       const page = await search.officers({ name: word, limit: 20, offset: 0 });
-      assert.deepEqual(page.hits.slice(0, 2).map((h) => h.officer_name), ['ZZZZ', `${word} ${word}`]);
+      assert.deepEqual(
+        page.hits.slice(0, 2).map((h) => h.officer_name),
+        ['ZZZZ', `${word} ${word}`],
+      );
     }
   });
 
@@ -650,7 +916,10 @@ describe('officer exact tier', () => {
     );
     const seen: string[] = [];
     for (let offset = 0; offset < rows[0]!.n + 1; offset += 50) {
-      const [a, b] = await Promise.all([whole.officers({ name: word, limit: 50, offset }), walked.officers({ name: word, limit: 50, offset })]);
+      const [a, b] = await Promise.all([
+        whole.officers({ name: word, limit: 50, offset }),
+        walked.officers({ name: word, limit: 50, offset }),
+      ]);
       // Hits only: the renames here bypass the word counts a frequent word's total is read from.
       assert.deepEqual(b.hits, a.hits, `offset ${offset}`);
       seen.push(...b.hits.map((h) => h.officer_name));
@@ -659,10 +928,16 @@ describe('officer exact tier', () => {
   });
 
   it('counts a word of a few expansions exactly from the dictionary and the rows holding two or three of them', async () => {
-    const { rows: candidates } = await db.pool.query<{ word: string }>(`SELECT word FROM registry.officer_words WHERE NOT frequent AND length(word) >= 4 ORDER BY n DESC, word LIMIT 200`);
+    const { rows: candidates } = await db.pool.query<{ word: string }>(
+      `SELECT word FROM registry.officer_words WHERE NOT frequent AND length(word) >= 4 ORDER BY n DESC, word LIMIT 200`,
+    );
     const terms = [];
     for (let i = 0; i < candidates.length && terms.length < 5; i += 8) {
-      const batch = await expandWords(db.pool, 'officer_words', candidates.slice(i, i + 8).map((r) => r.word));
+      const batch = await expandWords(
+        db.pool,
+        'officer_words',
+        candidates.slice(i, i + 8).map((r) => r.word),
+      );
       terms.push(...batch.filter((t) => t.expansions.length >= 3 && t.expansions.length <= 40));
     }
     assert.ok(terms.length > 0, 'some officer words expand to three to forty words');
@@ -681,17 +956,27 @@ describe('officer exact tier', () => {
     }
     for (const word of [t!.word, ...terms.slice(1).map((x) => x.word)]) {
       const [term] = await expandWords(db.pool, 'officer_words', [word]);
-      const direct = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM registry.officers o WHERE o.name_words && $1::text[]', [term!.expansions]);
+      const direct = await db.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM registry.officers o WHERE o.name_words && $1::text[]',
+        [term!.expansions],
+      );
       // By its pairs, and by the rows of all but its commonest word (as terms of many words are).
       assert.equal(await countTerm(db.pool, 'registry.officers o', 'o.name_words', term!), direct.rows[0]!.n, word);
       assert.equal(await countTerm(db.pool, 'registry.officers o', 'o.name_words', term!, 0), direct.rows[0]!.n, word);
     }
   });
 
-  it('orders again only the rows a walk read that rank, by tier and similarity, with the page\'s last or above', () => {
+  it("orders again only the rows a walk read that rank, by tier and similarity, with the page's last or above", () => {
     const row = (ref: number, tier: number, sim: number) => ({ ref, tier, sim, t: 0 });
     // 6 / 7 in double and as PostgreSQL prints the float4 (0.85714287): one similarity, a tie.
-    const found = [row(1, 1, 0.9), row(2, 1, 6 / 7), row(3, 0, 0.2), row(4, 1, 0.85714287), row(5, 1, 0.3), row(6, 2, 1)];
+    const found = [
+      row(1, 1, 0.9),
+      row(2, 1, 6 / 7),
+      row(3, 0, 0.2),
+      row(4, 1, 0.85714287),
+      row(5, 1, 0.3),
+      row(6, 2, 1),
+    ];
     assert.deepEqual(contenders(found, 3), [1, 2, 3, 4]);
     assert.deepEqual(contenders(found, 1), [3]);
     assert.deepEqual(contenders(found, 5), [1, 2, 3, 4, 5]);
@@ -699,7 +984,7 @@ describe('officer exact tier', () => {
   });
 
   // Renames officers without moving the dictionary: last.
-  it('walks past every row tied with the page\'s last, however PostgreSQL prints their similarity', async () => {
+  it("walks past every row tied with the page's last, however PostgreSQL prints their similarity", async () => {
     const { rows: words } = await db.pool.query<{ word: string }>(
       `SELECT word FROM registry.officer_words WHERE frequent AND word ~ '^[A-Z]{3,}$' ORDER BY n DESC, word LIMIT 2`,
     );
@@ -729,7 +1014,10 @@ describe('officer exact tier', () => {
       );
     }
     for (const offset of [0, 30, 95]) {
-      const [a, b] = await Promise.all([whole.officers({ name: query, limit: 5, offset }), walked.officers({ name: query, limit: 5, offset })]);
+      const [a, b] = await Promise.all([
+        whole.officers({ name: query, limit: 5, offset }),
+        walked.officers({ name: query, limit: 5, offset }),
+      ]);
       assert.deepEqual(b.hits, a.hits, `${query} offset ${offset}`);
     }
   });
@@ -738,7 +1026,9 @@ describe('officer exact tier', () => {
 describe('counts of words with counts of their own', () => {
   it('are built by migration 035 for a dataset loaded before it, as a full load builds them', async () => {
     // The dataset as before the migration: no flag, no counts of words that are not frequent.
-    await db.pool.query(`DELETE FROM registry.entity_counts WHERE slice IN (SELECT 'w:' || word FROM registry.entity_words WHERE counted AND NOT frequent)`);
+    await db.pool.query(
+      `DELETE FROM registry.entity_counts WHERE slice IN (SELECT 'w:' || word FROM registry.entity_words WHERE counted AND NOT frequent)`,
+    );
     await db.pool.query('ALTER TABLE registry.entity_words DROP COLUMN counted');
     // With this dataset's threshold (5 rows) in place of a whole registry's (1,000).
     const migration = await readFile(path.join(projectRoot, 'src/db/migrations/035_counted_words.sql'), 'utf8');

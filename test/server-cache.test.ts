@@ -19,13 +19,20 @@ before(async () => {
 after(() => db.close());
 
 const size = async (rel: string): Promise<number> =>
-  Number((await db.pool.query<{ n: string }>(`SELECT pg_relation_size($1::regclass) AS n`, [`registry.${rel}`])).rows[0]!.n);
+  Number(
+    (await db.pool.query<{ n: string }>(`SELECT pg_relation_size($1::regclass) AS n`, [`registry.${rel}`])).rows[0]!.n,
+  );
 
 describe('prewarm', () => {
   it('reads the relations that fit the budget, in order, skips the rest and ignores missing names', async () => {
     const [pkey, words] = [await size('entities_pkey'), await size('entity_words_pkey')];
     assert.ok(pkey > 0 && words > 0);
-    const all = await prewarm(db.pool, 'registry', ['entities_pkey', 'no_such_relation', 'entity_words_pkey'], pkey + words);
+    const all = await prewarm(
+      db.pool,
+      'registry',
+      ['entities_pkey', 'no_such_relation', 'entity_words_pkey'],
+      pkey + words,
+    );
     assert.deepEqual(all, { relations: 2, bytes: pkey + words, skipped: [] });
     const one = await prewarm(db.pool, 'registry', ['entities_pkey', 'entity_words_pkey'], pkey + words - 1);
     assert.deepEqual(one, { relations: 1, bytes: pkey, skipped: ['entity_words_pkey'] });
@@ -60,7 +67,10 @@ describe('a new embedded cluster', () => {
       assert.deepEqual(rows[0], { datcollate: 'C', datctype: 'C.UTF-8' });
       const words = ['b', 'B', 'a', 'É', '~', '0', 'Z', 'é'];
       const sorted = await client.query<{ w: string }>('SELECT w FROM unnest($1::text[]) AS w ORDER BY w', [words]);
-      assert.deepEqual(sorted.rows.map((r) => r.w), [...words].sort()); // code point order
+      assert.deepEqual(
+        sorted.rows.map((r) => r.w),
+        [...words].sort(),
+      ); // code point order
       assert.equal((await client.query<{ u: string }>(`SELECT upper('émile') AS u`)).rows[0]!.u, 'ÉMILE');
     } finally {
       await client.end();

@@ -18,12 +18,24 @@ describe('server start', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as net.AddressInfo).port;
     const lines: string[] = [];
-    const config = loadConfig({ DATABASE_URL: db.url, HOST: '127.0.0.1', PORT: String(port), API_KEY_PEPPER: 'test-pepper', SCHEDULER: 'true' });
+    const config = loadConfig({
+      DATABASE_URL: db.url,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      API_KEY_PEPPER: 'test-pepper',
+      SCHEDULER: 'true',
+    });
     try {
-      await assert.rejects(startServer(config, (line) => lines.push(line)), /EADDRINUSE/);
+      await assert.rejects(
+        startServer(config, (line) => lines.push(line)),
+        /EADDRINUSE/,
+      );
       // Startup runs begin at once; give any that were started the time to run into the closed pool.
       await new Promise((resolve) => setTimeout(resolve, 500));
-      assert.deepEqual(lines.filter((l) => l.startsWith('job ')), []);
+      assert.deepEqual(
+        lines.filter((l) => l.startsWith('job ')),
+        [],
+      );
       const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM job_runs');
       assert.equal(rows[0]!.n, 0);
     } finally {

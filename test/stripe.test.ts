@@ -21,7 +21,8 @@ const CUSTOMER = 'cus_TqR8vB3kLm2Np4';
 const START = '2026-03-10T12:00:00Z';
 
 type Json = Record<string, any>;
-const fixture = (name: string): Json => JSON.parse(readFileSync(path.join(projectRoot, 'test/fixtures/stripe', name), 'utf8'));
+const fixture = (name: string): Json =>
+  JSON.parse(readFileSync(path.join(projectRoot, 'test/fixtures/stripe', name), 'utf8'));
 
 interface Sent {
   method: string;
@@ -37,10 +38,30 @@ const answers: Record<string, (body: URLSearchParams) => Json> = {
   'POST /v1/checkout/sessions': (body) => {
     const session = fixture('checkout-session.json');
     const checkout = body.get('client_reference_id')!;
-    return { ...session, id: sessionIdOf(checkout), client_reference_id: checkout, success_url: body.get('success_url'), cancel_url: body.get('cancel_url'), metadata: { checkout_id: checkout, slug: body.get('metadata[slug]'), workspace_id: body.get('metadata[workspace_id]') } };
+    return {
+      ...session,
+      id: sessionIdOf(checkout),
+      client_reference_id: checkout,
+      success_url: body.get('success_url'),
+      cancel_url: body.get('cancel_url'),
+      metadata: {
+        checkout_id: checkout,
+        slug: body.get('metadata[slug]'),
+        workspace_id: body.get('metadata[workspace_id]'),
+      },
+    };
   },
-  'POST /v1/invoiceitems': (body) => ({ ...fixture('invoiceitem.json'), id: `ii_test${++itemCount}`, amount: Number(body.get('amount')), customer: body.get('customer') }),
-  'POST /v1/refunds': (body) => ({ ...fixture('refund.json'), amount: Number(body.get('amount')), payment_intent: body.get('payment_intent') }),
+  'POST /v1/invoiceitems': (body) => ({
+    ...fixture('invoiceitem.json'),
+    id: `ii_test${++itemCount}`,
+    amount: Number(body.get('amount')),
+    customer: body.get('customer'),
+  }),
+  'POST /v1/refunds': (body) => ({
+    ...fixture('refund.json'),
+    amount: Number(body.get('amount')),
+    payment_intent: body.get('payment_intent'),
+  }),
   'POST /v1/invoices': (body) => ({ ...fixture('invoice.json'), customer: body.get('customer') }),
 };
 const sessionIdOf = (checkout: string): string => `cs_test_a1${checkout.slice(4)}`;
@@ -52,7 +73,11 @@ const stubFetch = async (input: string | URL | Request, init?: RequestInit): Pro
   sent.push({ method, path: url.pathname, body, headers: new Headers(init?.headers) });
   const answer = answers[`${method} ${url.pathname}`];
   const headers = { 'content-type': 'application/json', 'request-id': 'req_stub' };
-  if (!answer) return new Response(JSON.stringify({ error: { type: 'invalid_request_error', message: `no stub for ${method} ${url.pathname}` } }), { status: 404, headers });
+  if (!answer)
+    return new Response(
+      JSON.stringify({ error: { type: 'invalid_request_error', message: `no stub for ${method} ${url.pathname}` } }),
+      { status: 404, headers },
+    );
   return new Response(JSON.stringify(answer(body)), { status: 200, headers });
 };
 
@@ -62,7 +87,11 @@ let stripe: PaymentProvider;
 before(async () => {
   t = await testApp({
     now: START,
-    env: { STRIPE_SECRET_KEY: 'sk_test_51Registry0Lookup0Stub', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, PUBLIC_BASE_URL: 'https://lookup.example.com/' },
+    env: {
+      STRIPE_SECRET_KEY: 'sk_test_51Registry0Lookup0Stub',
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      PUBLIC_BASE_URL: 'https://lookup.example.com/',
+    },
     payments: (config) => (stripe = paymentProvider(config, Stripe.createFetchHttpClient(stubFetch as typeof fetch))),
   });
 });
@@ -75,7 +104,12 @@ const lastSent = (path: string): Sent => {
 };
 
 async function checkout(key: string, slug = 'starter'): Promise<{ id: string; url: string }> {
-  const res = await t.app.http.inject({ method: 'POST', url: '/api/v1/billing/checkout-credit-pack', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: JSON.stringify({ slug }) });
+  const res = await t.app.http.inject({
+    method: 'POST',
+    url: '/api/v1/billing/checkout-credit-pack',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ slug }),
+  });
   assert.equal(res.statusCode, 200, res.body);
   const id = lastSent('/v1/checkout/sessions').body.get('client_reference_id')!;
   return { id, url: res.json().data.url };
@@ -84,7 +118,13 @@ async function checkout(key: string, slug = 'starter'): Promise<{ id: string; ur
 /** The recorded event, about this run's checkout, as Stripe would send it. */
 function completedEvent(checkoutId: string, workspaceId: string, changes: Json = {}): string {
   const event = fixture('checkout.session.completed.json');
-  event.data.object = { ...event.data.object, id: sessionIdOf(checkoutId), client_reference_id: checkoutId, metadata: { ...event.data.object.metadata, checkout_id: checkoutId, workspace_id: workspaceId }, ...changes };
+  event.data.object = {
+    ...event.data.object,
+    id: sessionIdOf(checkoutId),
+    client_reference_id: checkoutId,
+    metadata: { ...event.data.object.metadata, checkout_id: checkoutId, workspace_id: workspaceId },
+    ...changes,
+  };
   if (changes.type) event.type = changes.type;
   return JSON.stringify(event, null, 2);
 }
@@ -93,10 +133,21 @@ const sign = (payload: string, secret = WEBHOOK_SECRET, timestamp?: number): str
   Stripe.webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });
 
 const deliver = (payload: string, signature: string | null): Promise<LightMyRequestResponse> =>
-  t.app.http.inject({ method: 'POST', url: '/webhooks/stripe', headers: { 'content-type': 'application/json; charset=utf-8', ...(signature ? { 'stripe-signature': signature } : {}) }, payload });
+  t.app.http.inject({
+    method: 'POST',
+    url: '/webhooks/stripe',
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      ...(signature ? { 'stripe-signature': signature } : {}),
+    },
+    payload,
+  });
 
-const packsOf = async (ws: string) => (await t.db.pool.query('SELECT slug, credits, remaining FROM credit_packs WHERE workspace_id = $1', [ws])).rows;
-const checkoutRow = async (id: string) => (await t.db.pool.query('SELECT provider, provider_ref, payment_ref, status FROM checkouts WHERE id = $1', [id])).rows[0];
+const packsOf = async (ws: string) =>
+  (await t.db.pool.query('SELECT slug, credits, remaining FROM credit_packs WHERE workspace_id = $1', [ws])).rows;
+const checkoutRow = async (id: string) =>
+  (await t.db.pool.query('SELECT provider, provider_ref, payment_ref, status FROM checkouts WHERE id = $1', [id]))
+    .rows[0];
 
 describe('stripe checkout', () => {
   it('starts a Checkout Session with the official package and answers its URL', async () => {
@@ -107,26 +158,31 @@ describe('stripe checkout', () => {
     assert.equal(s.method, 'POST');
     assert.equal(s.headers.get('authorization'), 'Bearer sk_test_51Registry0Lookup0Stub');
     assert.equal(s.headers.get('idempotency-key'), `checkout-${id}`);
-    assert.deepEqual(
-      Object.fromEntries([...s.body].filter(([k]) => !k.includes('product_data'))),
-      {
-        mode: 'payment',
-        client_reference_id: id,
-        'metadata[checkout_id]': id,
-        'metadata[workspace_id]': workspace.id,
-        'metadata[slug]': 'bulk',
-        'line_items[0][quantity]': '1',
-        'line_items[0][price_data][currency]': 'usd',
-        'line_items[0][price_data][unit_amount]': '9900',
-        customer_creation: 'always',
-        success_url: `https://lookup.example.com/checkout/${id}`,
-        cancel_url: `https://lookup.example.com/checkout/${id}`,
-      },
-    );
-    assert.deepEqual(await checkoutRow(id), { provider: 'stripe', provider_ref: sessionIdOf(id), payment_ref: null, status: 'open' });
+    assert.deepEqual(Object.fromEntries([...s.body].filter(([k]) => !k.includes('product_data'))), {
+      mode: 'payment',
+      client_reference_id: id,
+      'metadata[checkout_id]': id,
+      'metadata[workspace_id]': workspace.id,
+      'metadata[slug]': 'bulk',
+      'line_items[0][quantity]': '1',
+      'line_items[0][price_data][currency]': 'usd',
+      'line_items[0][price_data][unit_amount]': '9900',
+      customer_creation: 'always',
+      success_url: `https://lookup.example.com/checkout/${id}`,
+      cancel_url: `https://lookup.example.com/checkout/${id}`,
+    });
+    assert.deepEqual(await checkoutRow(id), {
+      provider: 'stripe',
+      provider_ref: sessionIdOf(id),
+      payment_ref: null,
+      status: 'open',
+    });
     // Stripe's checkout cannot be "paid" on the local page.
     assert.equal((await t.app.http.inject({ method: 'POST', url: `/checkout/${id}/complete` })).statusCode, 409);
-    assert.match((await t.app.http.inject({ method: 'GET', url: `/checkout/${id}` })).body, /Waiting for the payment to be confirmed/);
+    assert.match(
+      (await t.app.http.inject({ method: 'GET', url: `/checkout/${id}` })).body,
+      /Waiting for the payment to be confirmed/,
+    );
   });
 
   it('a signed checkout.session.completed grants the pack once, however often it is delivered', async () => {
@@ -138,10 +194,22 @@ describe('stripe checkout', () => {
     assert.equal(first.statusCode, 200, first.body);
     assert.deepEqual(first.json(), { received: true });
     const replays = await Promise.all(Array.from({ length: 5 }, () => deliver(payload, sign(payload))));
-    assert.deepEqual(replays.map((r) => r.statusCode), [200, 200, 200, 200, 200]);
+    assert.deepEqual(
+      replays.map((r) => r.statusCode),
+      [200, 200, 200, 200, 200],
+    );
     assert.deepEqual(await packsOf(workspace.id), [{ slug: 'starter', credits: 1_000, remaining: 1_000 }]);
-    assert.deepEqual(await checkoutRow(id), { provider: 'stripe', provider_ref: sessionIdOf(id), payment_ref: 'pi_3SxKpzLm3Np4Tx6W0a1b2c3d', status: 'paid' });
-    assert.equal((await t.db.pool.query('SELECT stripe_customer_id FROM workspaces WHERE id = $1', [workspace.id])).rows[0].stripe_customer_id, CUSTOMER);
+    assert.deepEqual(await checkoutRow(id), {
+      provider: 'stripe',
+      provider_ref: sessionIdOf(id),
+      payment_ref: 'pi_3SxKpzLm3Np4Tx6W0a1b2c3d',
+      status: 'paid',
+    });
+    assert.equal(
+      (await t.db.pool.query('SELECT stripe_customer_id FROM workspaces WHERE id = $1', [workspace.id])).rows[0]
+        .stripe_customer_id,
+      CUSTOMER,
+    );
     const check = await ledgerCheck(t.db.pool, workspace.id);
     assert.ok(check.consistent);
     assert.equal(check.packs_remaining, 1_000);
@@ -155,7 +223,10 @@ describe('stripe checkout', () => {
     const refund = await refundCheckout(t.db.pool, stripe, id, t.clock.now());
     assert.equal(refund.refund_ref, fixture('refund.json').id);
     const r = lastSent('/v1/refunds');
-    assert.deepEqual([r.body.get('payment_intent'), r.body.get('amount'), r.headers.get('idempotency-key')], ['pi_3SxKpzLm3Np4Tx6W0a1b2c3d', '500', `refund-${id}`]);
+    assert.deepEqual(
+      [r.body.get('payment_intent'), r.body.get('amount'), r.headers.get('idempotency-key')],
+      ['pi_3SxKpzLm3Np4Tx6W0a1b2c3d', '500', `refund-${id}`],
+    );
     assert.equal((await ledgerCheck(t.db.pool, workspace.id)).packs_remaining, 0);
   });
 
@@ -169,7 +240,11 @@ describe('stripe checkout', () => {
       ['tampered session', completedEvent(id, workspace.id, { customer: 'cus_attacker' }), sign(payload)],
       ['no signature', payload, null],
       ['another secret', payload, sign(payload, 'whsec_not_ours')],
-      ['stale signature (beyond the 5-minute tolerance)', payload, sign(payload, WEBHOOK_SECRET, Math.floor(Date.now() / 1000) - 600)],
+      [
+        'stale signature (beyond the 5-minute tolerance)',
+        payload,
+        sign(payload, WEBHOOK_SECRET, Math.floor(Date.now() / 1000) - 600),
+      ],
       ['garbage signature', payload, 't=1,v1=00'],
     ];
     assert.notEqual(cases[0]![1], payload, 'the tampering changed the payload');
@@ -182,7 +257,11 @@ describe('stripe checkout', () => {
     assert.deepEqual(await packsOf(workspace.id), []);
     assert.equal((await checkoutRow(id)).status, 'open');
     assert.equal((await t.db.pool.query('SELECT count(*)::int AS n FROM credit_ledger')).rows[0].n, ledgerBefore);
-    assert.equal((await t.db.pool.query('SELECT stripe_customer_id FROM workspaces WHERE id = $1', [workspace.id])).rows[0].stripe_customer_id, null);
+    assert.equal(
+      (await t.db.pool.query('SELECT stripe_customer_id FROM workspaces WHERE id = $1', [workspace.id])).rows[0]
+        .stripe_customer_id,
+      null,
+    );
     // The genuine event still fulfils.
     assert.equal((await deliver(payload, sign(payload))).statusCode, 200);
     assert.deepEqual(await packsOf(workspace.id), [{ slug: 'power', credits: 100_000, remaining: 100_000 }]);
@@ -194,7 +273,11 @@ describe('stripe checkout', () => {
     const unpaid = completedEvent(id, workspace.id, { payment_status: 'unpaid' });
     assert.equal((await deliver(unpaid, sign(unpaid))).statusCode, 200);
     assert.deepEqual(await packsOf(workspace.id), []);
-    const expired = completedEvent(id, workspace.id, { type: 'checkout.session.expired', status: 'expired', payment_status: 'unpaid' });
+    const expired = completedEvent(id, workspace.id, {
+      type: 'checkout.session.expired',
+      status: 'expired',
+      payment_status: 'unpaid',
+    });
     assert.equal((await deliver(expired, sign(expired))).statusCode, 200);
     assert.deepEqual(await packsOf(workspace.id), []);
     const succeeded = completedEvent(id, workspace.id, { type: 'checkout.session.async_payment_succeeded' });
@@ -206,8 +289,14 @@ describe('stripe checkout', () => {
 describe('stripe invoicing', () => {
   /** Overage used at `at`, written as the gate writes it (see billing.test.ts). */
   async function accrue(ws: string, credits: number, at: string): Promise<void> {
-    await t.db.pool.query(`INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount) VALUES ($1, $2, 'overage', 'overage', $3)`, [ws, at, -credits]);
-    await t.db.pool.query('UPDATE workspaces SET overage_unbilled = overage_unbilled + $2 WHERE id = $1', [ws, credits]);
+    await t.db.pool.query(
+      `INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount) VALUES ($1, $2, 'overage', 'overage', $3)`,
+      [ws, at, -credits],
+    );
+    await t.db.pool.query('UPDATE workspaces SET overage_unbilled = overage_unbilled + $2 WHERE id = $1', [
+      ws,
+      credits,
+    ]);
   }
 
   it('sends each overage item to Stripe once, as a pending invoice item; a paid Stripe invoice pays it', async () => {
@@ -220,9 +309,20 @@ describe('stripe invoicing', () => {
     assert.deepEqual(await sendToProcessor(t.db.pool, stripe), { items_sent: 0, final_invoices_sent: 0 });
     const requests = sent.slice(before);
     assert.equal(requests.length, 1);
-    const item = (await t.db.pool.query('SELECT id, stripe_invoice_item_id FROM invoice_items WHERE workspace_id = $1', [workspace.id])).rows[0];
+    const item = (
+      await t.db.pool.query('SELECT id, stripe_invoice_item_id FROM invoice_items WHERE workspace_id = $1', [
+        workspace.id,
+      ])
+    ).rows[0];
     assert.deepEqual(
-      [requests[0]!.path, requests[0]!.body.get('customer'), requests[0]!.body.get('amount'), requests[0]!.body.get('currency'), requests[0]!.body.get('metadata[invoice_item_id]'), requests[0]!.headers.get('idempotency-key')],
+      [
+        requests[0]!.path,
+        requests[0]!.body.get('customer'),
+        requests[0]!.body.get('amount'),
+        requests[0]!.body.get('currency'),
+        requests[0]!.body.get('metadata[invoice_item_id]'),
+        requests[0]!.headers.get('idempotency-key'),
+      ],
       ['/v1/invoiceitems', CUSTOMER, '505', 'usd', String(item.id), `overage-item-${item.id}`],
     );
     assert.match(item.stripe_invoice_item_id, /^ii_test\d+$/);
@@ -239,18 +339,31 @@ describe('stripe invoicing', () => {
     assert.deepEqual(check.overage, { accrued: 1_001, billed: 1_001, paid_in_ledger: 1_001, paid_on_invoices: 1_001 });
   });
 
-  it('a cancellation\'s final invoice is created at Stripe with the pending items', async () => {
+  it("a cancellation's final invoice is created at Stripe with the pending items", async () => {
     const { workspace } = await t.workspace('growth');
     await setProcessorCustomer(t.db.pool, workspace.id, CUSTOMER);
     await accrue(workspace.id, 10_000, '2026-03-10T09:00:00Z');
     const cancellation = await cancelSubscription(t.db.pool, workspace.id, t.clock.now());
-    assert.deepEqual(cancellation.items.map((i) => i.amount_cents), [5_000]);
+    assert.deepEqual(
+      cancellation.items.map((i) => i.amount_cents),
+      [5_000],
+    );
     assert.deepEqual(await sendToProcessor(t.db.pool, stripe), { items_sent: 1, final_invoices_sent: 1 });
     const created = lastSent('/v1/invoices');
     assert.deepEqual(
-      [created.body.get('customer'), created.body.get('pending_invoice_items_behavior'), created.body.get('auto_advance'), created.body.get('metadata[invoice_id]'), created.headers.get('idempotency-key')],
+      [
+        created.body.get('customer'),
+        created.body.get('pending_invoice_items_behavior'),
+        created.body.get('auto_advance'),
+        created.body.get('metadata[invoice_id]'),
+        created.headers.get('idempotency-key'),
+      ],
       [CUSTOMER, 'include', 'true', cancellation.final_invoice, `final-invoice-${cancellation.final_invoice}`],
     );
-    assert.equal((await t.db.pool.query('SELECT stripe_invoice_id FROM invoices WHERE id = $1', [cancellation.final_invoice])).rows[0].stripe_invoice_id, fixture('invoice.json').id);
+    assert.equal(
+      (await t.db.pool.query('SELECT stripe_invoice_id FROM invoices WHERE id = $1', [cancellation.final_invoice]))
+        .rows[0].stripe_invoice_id,
+      fixture('invoice.json').id,
+    );
   });
 });

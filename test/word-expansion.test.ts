@@ -57,13 +57,16 @@ function words(count: number, random: () => number): string[] {
 }
 
 describe('word expansion', () => {
-  it('counts a word\'s trigrams as pg_trgm does', async () => {
+  it("counts a word's trigrams as pg_trgm does", async () => {
     const sample = [...words(200, rng(1)), 'AAAA', 'ABAB', 'O1O1O1', 'X'];
-    const { rows } = await db.pool.query<{ w: string; n: number }>('SELECT w, array_length(show_trgm(w), 1) AS n FROM unnest($1::text[]) w', [sample]);
+    const { rows } = await db.pool.query<{ w: string; n: number }>(
+      'SELECT w, array_length(show_trgm(w), 1) AS n FROM unnest($1::text[]) w',
+      [sample],
+    );
     for (const r of rows) assert.equal(trigramCount(r.w), r.n, r.w);
   });
 
-  it('gives a word\'s deletion keys as every string at most e deletions away, each at least once', async () => {
+  it("gives a word's deletion keys as every string at most e deletions away, each at least once", async () => {
     /** Every string `w` becomes with at most `e` characters deleted, by brute force. */
     const deletions = (w: string, e: number): Set<string> => {
       let level = new Set([w]);
@@ -76,7 +79,10 @@ describe('word expansion', () => {
     };
     const sample = [...words(150, rng(5)), 'AAAB', 'ABABABAB', 'AAAAAAAAA', 'X', ''];
     for (const e of [0, 1, 2, 3]) {
-      const { rows } = await db.pool.query<{ w: string; keys: string[] }>('SELECT w, registry.word_deletes(w, $2) AS keys FROM unnest($1::text[]) w', [sample, e]);
+      const { rows } = await db.pool.query<{ w: string; keys: string[] }>(
+        'SELECT w, registry.word_deletes(w, $2) AS keys FROM unnest($1::text[]) w',
+        [sample, e],
+      );
       for (const r of rows) assert.deepEqual(new Set(r.keys), deletions(r.w, e), `${r.w}, ${e} deletions`);
     }
   });
@@ -91,7 +97,15 @@ describe('word expansion', () => {
     const near = (q: string) => terms.find((t) => t.word === q)!.expansions.filter((w) => dictionary.includes(w));
     assert.deepEqual(
       queries.map((q) => [q, near(q)]),
-      [['QWERTYUI', ['QWERTY', 'QWERTYUIO']], ['QWER', ['QWE']], ['ZXCVBNM', ['ZXCVBNMA']], ['QWERTYU', ['QWERTY']], ['POIUYT', ['POIUY']], ['POXUYTRX', ['POIUYTRE']], ['ASXF', ['ASDF']]],
+      [
+        ['QWERTYUI', ['QWERTY', 'QWERTYUIO']],
+        ['QWER', ['QWE']],
+        ['ZXCVBNM', ['ZXCVBNMA']],
+        ['QWERTYU', ['QWERTY']],
+        ['POIUYT', ['POIUY']],
+        ['POXUYTRX', ['POIUYTRE']],
+        ['ASXF', ['ASDF']],
+      ],
     );
   });
 
@@ -99,7 +113,9 @@ describe('word expansion', () => {
     const random = rng(3);
     const base = words(400, random);
     // The dictionary: the words and a few misspellings of each, so that every query has neighbours.
-    const dictionary = [...new Set(base.flatMap((w) => [w, mistype(w, 1, random), mistype(w, 2, random), mistype(w, 3, random)]))];
+    const dictionary = [
+      ...new Set(base.flatMap((w) => [w, mistype(w, 1, random), mistype(w, 2, random), mistype(w, 3, random)])),
+    ];
     await addWords(dictionary);
     let compared = 0;
     for (let i = 0; i + 1 < base.length; i += 2) {
@@ -112,7 +128,11 @@ describe('word expansion', () => {
           'SELECT word FROM registry.entity_words WHERE levenshtein(word, $1) <= $2 ORDER BY word',
           [term.word, d],
         );
-        assert.deepEqual(term.expansions, rows.map((r) => r.word), `expansions of ${term.word} (${d} edits)`);
+        assert.deepEqual(
+          term.expansions,
+          rows.map((r) => r.word),
+          `expansions of ${term.word} (${d} edits)`,
+        );
         compared += rows.length;
       }
     }

@@ -15,7 +15,8 @@ export interface Caller {
   readonly perMinute: number;
 }
 
-export type GateOutcome = 'ok' | 'unauthorized' | 'rest_disabled' | 'mcp_disabled' | 'forbidden' | 'payment_required' | 'quota_exhausted';
+export type GateOutcome =
+  'ok' | 'unauthorized' | 'rest_disabled' | 'mcp_disabled' | 'forbidden' | 'payment_required' | 'quota_exhausted';
 
 export interface GateResult {
   readonly outcome: GateOutcome;
@@ -136,7 +137,11 @@ export class Gate {
    */
   async settle(reservation: number, release: boolean): Promise<void> {
     if (release) {
-      await this.pool.query({ name: 'api_settle', text: 'SELECT api_settle($1, true, $2)', values: [reservation, this.clock.now()] });
+      await this.pool.query({
+        name: 'api_settle',
+        text: 'SELECT api_settle($1, true, $2)',
+        values: [reservation, this.clock.now()],
+      });
       return;
     }
     this.kept.push(reservation);
@@ -163,7 +168,13 @@ function gateResult(r: GateRow): GateResult {
   const caller: Caller | null = r.workspace_id
     ? { workspaceId: r.workspace_id, keyId: r.key_id!, keyKind: r.key_kind!, plan: r.plan!, perMinute: r.per_minute! }
     : null;
-  return { outcome: r.outcome, caller, reservation: r.ledger_id, creditBalance: r.credit_balance, retryAfter: r.retry_after };
+  return {
+    outcome: r.outcome,
+    caller,
+    reservation: r.ledger_id,
+    creditBalance: r.credit_balance,
+    retryAfter: r.retry_after,
+  };
 }
 
 /** Releases the reservations of requests that never finished (a process that died mid-request). */

@@ -8,7 +8,8 @@ import { purgeRequestLogs } from './request-log.js';
 export const cycleJob: Job = {
   name: 'cycle',
   schedule: '0 0 1 * *',
-  description: 'monthly cycle (00:00 UTC on the 1st): unused monthly credits dropped, each plan\'s grant lands; idempotent',
+  description:
+    "monthly cycle (00:00 UTC on the 1st): unused monthly credits dropped, each plan's grant lands; idempotent",
   atStartup: true,
   async run({ pool, asOf }) {
     const { rows } = await pool.query<{ moved: number; workspaces: number }>(

@@ -34,7 +34,13 @@ export interface Pack {
  * Adds a pack to a workspace with its ledger entry, inside the caller's transaction. A checkout id
  * already fulfilled adds nothing (returns null): the payment provider may report a payment twice.
  */
-export async function addPack(client: pg.PoolClient, workspace: string, slug: PackSlug, at: Date, checkoutId: string | null): Promise<Pack | null> {
+export async function addPack(
+  client: pg.PoolClient,
+  workspace: string,
+  slug: PackSlug,
+  at: Date,
+  checkoutId: string | null,
+): Promise<Pack | null> {
   const { credits } = PACKS[slug];
   const { rows } = await client.query<Pack>(
     `INSERT INTO credit_packs (workspace_id, slug, credits, remaining, purchased_at, expires_at, checkout_id)
@@ -44,6 +50,14 @@ export async function addPack(client: pg.PoolClient, workspace: string, slug: Pa
   );
   const pack = rows[0];
   if (!pack) return null;
-  await writeLedger(client, { workspace, at, kind: 'pack_purchase', pool: 'pack', amount: credits, packId: pack.id, note: `${slug} pack${checkoutId ? `, checkout ${checkoutId}` : ''}` });
+  await writeLedger(client, {
+    workspace,
+    at,
+    kind: 'pack_purchase',
+    pool: 'pack',
+    amount: credits,
+    packId: pack.id,
+    note: `${slug} pack${checkoutId ? `, checkout ${checkoutId}` : ''}`,
+  });
   return pack;
 }

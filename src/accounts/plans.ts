@@ -21,19 +21,104 @@ export interface Plan {
   readonly priceCents: number | null;
 }
 
-export const PLAN_SLUGS = ['free_trial', 'developer', 'pro', 'growth', 'lead_feed', 'enterprise', 'mcp_starter'] as const;
+export const PLAN_SLUGS = [
+  'free_trial',
+  'developer',
+  'pro',
+  'growth',
+  'lead_feed',
+  'enterprise',
+  'mcp_starter',
+] as const;
 export type PlanSlug = (typeof PLAN_SLUGS)[number];
 
 const both: readonly Surface[] = ['rest', 'mcp'];
 
 export const PLANS: Readonly<Record<PlanSlug, Plan>> = {
-  free_trial: { slug: 'free_trial', name: 'Free Trial', monthlyCredits: 500, perMinute: 30, surfaces: ['rest'], leadFeed: false, csv: false, overage: false, unlimited: false, priceCents: 0 },
-  developer: { slug: 'developer', name: 'Developer', monthlyCredits: 10_000, perMinute: 60, surfaces: both, leadFeed: false, csv: false, overage: true, unlimited: false, priceCents: 1900 },
-  pro: { slug: 'pro', name: 'Pro', monthlyCredits: 50_000, perMinute: 150, surfaces: both, leadFeed: false, csv: true, overage: true, unlimited: false, priceCents: 4900 },
-  growth: { slug: 'growth', name: 'Growth', monthlyCredits: 250_000, perMinute: 300, surfaces: both, leadFeed: false, csv: true, overage: true, unlimited: false, priceCents: 14900 },
-  lead_feed: { slug: 'lead_feed', name: 'Lead Feed', monthlyCredits: 750_000, perMinute: 600, surfaces: both, leadFeed: true, csv: true, overage: true, unlimited: false, priceCents: 29900 },
-  enterprise: { slug: 'enterprise', name: 'Enterprise', monthlyCredits: 2_000_000_000, perMinute: 1200, surfaces: both, leadFeed: true, csv: true, overage: false, unlimited: true, priceCents: null },
-  mcp_starter: { slug: 'mcp_starter', name: 'MCP Starter', monthlyCredits: 1000, perMinute: 30, surfaces: ['mcp'], leadFeed: false, csv: false, overage: false, unlimited: false, priceCents: 500 },
+  free_trial: {
+    slug: 'free_trial',
+    name: 'Free Trial',
+    monthlyCredits: 500,
+    perMinute: 30,
+    surfaces: ['rest'],
+    leadFeed: false,
+    csv: false,
+    overage: false,
+    unlimited: false,
+    priceCents: 0,
+  },
+  developer: {
+    slug: 'developer',
+    name: 'Developer',
+    monthlyCredits: 10_000,
+    perMinute: 60,
+    surfaces: both,
+    leadFeed: false,
+    csv: false,
+    overage: true,
+    unlimited: false,
+    priceCents: 1900,
+  },
+  pro: {
+    slug: 'pro',
+    name: 'Pro',
+    monthlyCredits: 50_000,
+    perMinute: 150,
+    surfaces: both,
+    leadFeed: false,
+    csv: true,
+    overage: true,
+    unlimited: false,
+    priceCents: 4900,
+  },
+  growth: {
+    slug: 'growth',
+    name: 'Growth',
+    monthlyCredits: 250_000,
+    perMinute: 300,
+    surfaces: both,
+    leadFeed: false,
+    csv: true,
+    overage: true,
+    unlimited: false,
+    priceCents: 14900,
+  },
+  lead_feed: {
+    slug: 'lead_feed',
+    name: 'Lead Feed',
+    monthlyCredits: 750_000,
+    perMinute: 600,
+    surfaces: both,
+    leadFeed: true,
+    csv: true,
+    overage: true,
+    unlimited: false,
+    priceCents: 29900,
+  },
+  enterprise: {
+    slug: 'enterprise',
+    name: 'Enterprise',
+    monthlyCredits: 2_000_000_000,
+    perMinute: 1200,
+    surfaces: both,
+    leadFeed: true,
+    csv: true,
+    overage: false,
+    unlimited: true,
+    priceCents: null,
+  },
+  mcp_starter: {
+    slug: 'mcp_starter',
+    name: 'MCP Starter',
+    monthlyCredits: 1000,
+    perMinute: 30,
+    surfaces: ['mcp'],
+    leadFeed: false,
+    csv: false,
+    overage: false,
+    unlimited: false,
+    priceCents: 500,
+  },
 };
 
 /** Test keys' own pool, per workspace and cycle (decisions.md). */

@@ -54,7 +54,19 @@ export class RequestLog {
        SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                             $8::int[], $9::real[], $10::int[], $11::text[])
        ON CONFLICT (request_id) DO NOTHING`,
-      [col('request_id'), col('at'), col('workspace_id'), col('key_id'), col('surface'), col('method'), col('route'), col('status'), col('duration_ms'), col('credits'), col('client_ip')],
+      [
+        col('request_id'),
+        col('at'),
+        col('workspace_id'),
+        col('key_id'),
+        col('surface'),
+        col('method'),
+        col('route'),
+        col('status'),
+        col('duration_ms'),
+        col('credits'),
+        col('client_ip'),
+      ],
     );
   }
 }
@@ -70,6 +82,9 @@ export async function findRequestLog(pool: pg.Pool, requestId: string): Promise<
 }
 
 export async function purgeRequestLogs(pool: pg.Pool, now: Date): Promise<number> {
-  const { rowCount } = await pool.query(`DELETE FROM request_logs WHERE at < $1::timestamptz - make_interval(days => $2)`, [now, REQUEST_LOG_RETENTION_DAYS]);
+  const { rowCount } = await pool.query(
+    `DELETE FROM request_logs WHERE at < $1::timestamptz - make_interval(days => $2)`,
+    [now, REQUEST_LOG_RETENTION_DAYS],
+  );
   return rowCount ?? 0;
 }

@@ -67,7 +67,10 @@ export async function writeLedger(db: Db, e: LedgerEntry): Promise<void> {
 }
 
 export async function getWorkspace(db: Db, id: string, lock = false): Promise<Workspace> {
-  const { rows } = await db.query<Workspace>(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE id = $1 ${lock ? 'FOR UPDATE' : ''}`, [id]);
+  const { rows } = await db.query<Workspace>(
+    `SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE id = $1 ${lock ? 'FOR UPDATE' : ''}`,
+    [id],
+  );
   if (!rows[0]) throw new AccountError(`no workspace ${id}`);
   return rows[0];
 }
@@ -88,7 +91,8 @@ export async function createWorkspace(
   pepper: string,
   clock: Clock,
 ): Promise<{ workspace: Workspace; key: CreatedKey }> {
-  if (!isPlanSlug(opts.plan)) throw new AccountError(`unknown plan ${opts.plan} (one of ${Object.keys(PLANS).join(', ')})`);
+  if (!isPlanSlug(opts.plan))
+    throw new AccountError(`unknown plan ${opts.plan} (one of ${Object.keys(PLANS).join(', ')})`);
   const plan = PLANS[opts.plan];
   const now = clock.now();
   return inTransaction(pool, async (client) => {
@@ -99,21 +103,44 @@ export async function createWorkspace(
       [id, opts.name ?? id, plan.slug, now, plan.monthlyCredits, TEST_KEY_MONTHLY_CREDITS],
     );
     const trial = plan.slug === 'free_trial';
-    await writeLedger(client, { workspace: id, at: now, kind: trial ? 'signup_grant' : 'monthly_grant', pool: 'monthly', amount: plan.monthlyCredits, note: trial ? 'free trial' : `${plan.slug} plan, first cycle` });
-    await writeLedger(client, { workspace: id, at: now, kind: 'monthly_grant', pool: 'test', amount: TEST_KEY_MONTHLY_CREDITS, note: 'test pool' });
+    await writeLedger(client, {
+      workspace: id,
+      at: now,
+      kind: trial ? 'signup_grant' : 'monthly_grant',
+      pool: 'monthly',
+      amount: plan.monthlyCredits,
+      note: trial ? 'free trial' : `${plan.slug} plan, first cycle`,
+    });
+    await writeLedger(client, {
+      workspace: id,
+      at: now,
+      kind: 'monthly_grant',
+      pool: 'test',
+      amount: TEST_KEY_MONTHLY_CREDITS,
+      note: 'test pool',
+    });
     const key = await insertKey(client, id, 'live', pepper, clock);
     return { workspace: await getWorkspace(client, id), key };
   });
 }
 
-export async function createKey(pool: pg.Pool, workspace: string, kind: KeyKind, pepper: string, clock: Clock): Promise<CreatedKey> {
+export async function createKey(
+  pool: pg.Pool,
+  workspace: string,
+  kind: KeyKind,
+  pepper: string,
+  clock: Clock,
+): Promise<CreatedKey> {
   await getWorkspace(pool, workspace);
   return insertKey(pool, workspace, kind, pepper, clock);
 }
 
 export async function listKeys(pool: pg.Pool, workspace: string): Promise<ApiKeyInfo[]> {
   await getWorkspace(pool, workspace);
-  const { rows } = await pool.query<ApiKeyInfo>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE workspace_id = $1 ORDER BY created_at, id`, [workspace]);
+  const { rows } = await pool.query<ApiKeyInfo>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE workspace_id = $1 ORDER BY created_at, id`,
+    [workspace],
+  );
   return rows;
 }
 
@@ -132,14 +159,21 @@ export async function setSuspended(pool: pg.Pool, workspace: string, suspended: 
 }
 
 export async function setStatus(pool: pg.Pool, workspace: string, status: string): Promise<Workspace> {
-  if (status !== 'active' && status !== 'past_due') throw new AccountError(`unknown subscription status ${status} (active or past_due; cancel with \`registry workspace cancel\`)`);
+  if (status !== 'active' && status !== 'past_due')
+    throw new AccountError(
+      `unknown subscription status ${status} (active or past_due; cancel with \`registry workspace cancel\`)`,
+    );
   // Out of `cancelled` this is a new subscription: overage accrues again and the next cycle grants.
-  await pool.query('UPDATE workspaces SET subscription_status = $2, cancelled_at = NULL WHERE id = $1', [workspace, status]);
+  await pool.query('UPDATE workspaces SET subscription_status = $2, cancelled_at = NULL WHERE id = $1', [
+    workspace,
+    status,
+  ]);
   return getWorkspace(pool, workspace);
 }
 
 export async function setPerMinute(pool: pg.Pool, workspace: string, perMinute: number | null): Promise<Workspace> {
-  if (perMinute !== null && (!Number.isInteger(perMinute) || perMinute < 1)) throw new AccountError('the per-minute override must be a positive integer');
+  if (perMinute !== null && (!Number.isInteger(perMinute) || perMinute < 1))
+    throw new AccountError('the per-minute override must be a positive integer');
   await pool.query('UPDATE workspaces SET per_minute_override = $2 WHERE id = $1', [workspace, perMinute]);
   return getWorkspace(pool, workspace);
 }
@@ -150,31 +184,65 @@ export async function setPerMinute(pool: pg.Pool, workspace: string, perMinute: 
  */
 export async function setPlan(pool: pg.Pool, workspace: string, plan: string, clock: Clock): Promise<Workspace> {
   if (!isPlanSlug(plan)) throw new AccountError(`unknown plan ${plan} (one of ${Object.keys(PLANS).join(', ')})`);
-  if (plan === 'free_trial') throw new AccountError('a workspace cannot move to the free trial; create a new workspace');
+  if (plan === 'free_trial')
+    throw new AccountError('a workspace cannot move to the free trial; create a new workspace');
   const now = clock.now();
   return inTransaction(pool, async (client) => {
     const w = await getWorkspace(client, workspace, true);
     if (w.plan === plan) return w;
     if (w.monthly_remaining !== 0) {
-      await writeLedger(client, { workspace, at: now, kind: 'monthly_expiry', pool: 'monthly', amount: -w.monthly_remaining, note: `plan change from ${w.plan}` });
+      await writeLedger(client, {
+        workspace,
+        at: now,
+        kind: 'monthly_expiry',
+        pool: 'monthly',
+        amount: -w.monthly_remaining,
+        note: `plan change from ${w.plan}`,
+      });
     }
     const credits = PLANS[plan].monthlyCredits;
-    await writeLedger(client, { workspace, at: now, kind: 'monthly_grant', pool: 'monthly', amount: credits, note: `plan change to ${plan}` });
-    await client.query('UPDATE workspaces SET plan = $2, monthly_remaining = $3, cycle_start = month_start($4) WHERE id = $1', [workspace, plan, credits, now]);
+    await writeLedger(client, {
+      workspace,
+      at: now,
+      kind: 'monthly_grant',
+      pool: 'monthly',
+      amount: credits,
+      note: `plan change to ${plan}`,
+    });
+    await client.query(
+      'UPDATE workspaces SET plan = $2, monthly_remaining = $3, cycle_start = month_start($4) WHERE id = $1',
+      [workspace, plan, credits, now],
+    );
     return getWorkspace(client, workspace);
   });
 }
 
 /** An operator's adjustment of the monthly pool (negative takes credits away, never below zero). */
-export async function adjustCredits(pool: pg.Pool, workspace: string, credits: number, reason: string, clock: Clock): Promise<Workspace> {
+export async function adjustCredits(
+  pool: pg.Pool,
+  workspace: string,
+  credits: number,
+  reason: string,
+  clock: Clock,
+): Promise<Workspace> {
   if (!Number.isInteger(credits) || credits === 0) throw new AccountError('--credits must be a non-zero integer');
   return inTransaction(pool, async (client) => {
     const w = await getWorkspace(client, workspace, true);
     if (w.monthly_remaining + credits < 0) {
       throw new AccountError(`cannot take ${-credits} credits: the monthly pool holds ${w.monthly_remaining}`);
     }
-    await writeLedger(client, { workspace, at: clock.now(), kind: 'admin_adjustment', pool: 'monthly', amount: credits, note: reason });
-    await client.query('UPDATE workspaces SET monthly_remaining = monthly_remaining + $2 WHERE id = $1', [workspace, credits]);
+    await writeLedger(client, {
+      workspace,
+      at: clock.now(),
+      kind: 'admin_adjustment',
+      pool: 'monthly',
+      amount: credits,
+      note: reason,
+    });
+    await client.query('UPDATE workspaces SET monthly_remaining = monthly_remaining + $2 WHERE id = $1', [
+      workspace,
+      credits,
+    ]);
     return getWorkspace(client, workspace);
   });
 }

@@ -9,7 +9,13 @@ import type { PaymentProvider } from '../billing/provider.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Database } from '../db/index.js';
-import { createRateLimiter, openWindow, rateLimitHeaders, type LimiterContext, type RateLimiter } from '../limits/index.js';
+import {
+  createRateLimiter,
+  openWindow,
+  rateLimitHeaders,
+  type LimiterContext,
+  type RateLimiter,
+} from '../limits/index.js';
 import { createMetrics, type Metrics } from '../metrics.js';
 import { BILLING_ROUTES, billingRoutes } from './billing.js';
 import { ApiError, internalError } from './errors.js';
@@ -58,7 +64,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestIdHeader: false,
   });
   const services = createServices(db, clock);
-  const gate = new Gate(db.pool, deps.pepper, clock, (err) => http.log.error({ err }, 'settling kept credits failed; the sweeper will refund them'));
+  const gate = new Gate(db.pool, deps.pepper, clock, (err) =>
+    http.log.error({ err }, 'settling kept credits failed; the sweeper will refund them'),
+  );
   const metrics = createMetrics();
   const limiterContext: LimiterContext = {
     config,
@@ -103,7 +111,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   http.setNotFoundHandler((req, reply) =>
-    errorReply(reply, req.id, new ApiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. See /v1/openapi.json.`)),
+    errorReply(
+      reply,
+      req.id,
+      new ApiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. See /v1/openapi.json.`),
+    ),
   );
   http.setErrorHandler((err: { statusCode?: number; message?: string }, req, reply) => {
     const status = err.statusCode ?? 500;
@@ -115,7 +127,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   http.get('/healthz', async () => ({ status: 'ok' }));
-  http.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  http.get('/metrics', async (_req, reply) =>
+    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
   http.get('/readyz', async (_req, reply) => {
     try {
       await db.readPool.query('SELECT 1');
@@ -126,7 +140,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
   registerRest(http, routes, pipeline);
-  await http.register(billingRoutes, { pool: db.pool, gate, limiter, clock, payments: deps.payments ?? paymentProvider(config), publicBaseUrl: config.billing.publicBaseUrl });
+  await http.register(billingRoutes, {
+    pool: db.pool,
+    gate,
+    limiter,
+    clock,
+    payments: deps.payments ?? paymentProvider(config),
+    publicBaseUrl: config.billing.publicBaseUrl,
+  });
   registerOpenApi(http, openApiDocument(routes, BILLING_ROUTES), limiter);
   registerMcp(http, { pipeline, operations: OPERATIONS, allowedOrigins: config.mcpAllowedOrigins });
   return { http, services, gate, pipeline, requestLog, metrics };

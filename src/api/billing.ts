@@ -37,18 +37,25 @@ export interface BillingDeps {
 const PROXY_PREFIX = '/api/v1';
 
 export const CheckoutRequest = z.strictObject({
-  slug: z.enum(PACK_SLUGS).meta({ description: 'starter (1,000 credits, 5 USD), investigator (5,000, 23 USD), bulk (25,000, 99 USD) or power (100,000, 349 USD).' }),
+  slug: z.enum(PACK_SLUGS).meta({
+    description:
+      'starter (1,000 credits, 5 USD), investigator (5,000, 23 USD), bulk (25,000, 99 USD) or power (100,000, 349 USD).',
+  }),
 });
 
 export const CheckoutUrl = z.object({
-  url: z.string().meta({ format: 'uri', description: 'The hosted checkout page: open it in a browser to pay. Valid 24 hours.' }),
+  url: z
+    .string()
+    .meta({ format: 'uri', description: 'The hosted checkout page: open it in a browser to pay. Valid 24 hours.' }),
 });
 
 const credits = (description: string) => z.number().int().meta({ description });
 
 export const Balance = z.object({
-  balance: credits('The canonical balance: the signed sum of the credit ledger (monthly credits + pack credits − overage not yet paid). Negative while overage is unpaid.'),
-  monthly_remaining: credits('Credits left of this cycle\'s grant (the trial: of its one-time balance).'),
+  balance: credits(
+    'The canonical balance: the signed sum of the credit ledger (monthly credits + pack credits − overage not yet paid). Negative while overage is unpaid.',
+  ),
+  monthly_remaining: credits("Credits left of this cycle's grant (the trial: of its one-time balance)."),
   packs_remaining: credits('Credits left in unexpired packs.'),
   overage_unbilled: credits('Overage credits used and not yet on an invoice (billed daily at 01:00 UTC).'),
 });
@@ -65,7 +72,7 @@ export const BILLING_ROUTES: readonly DocumentedRoute[] = [
     operationId: 'checkoutCreditPack',
     summary: 'Buy a credit pack',
     description:
-      'Starts the checkout of a credit pack for the calling key\'s workspace and answers the hosted checkout address to open in a browser. Credits are granted once the payment is reported, once per checkout. Packs are for every plan, are spent after the monthly credits and expire 12 months after purchase (00:00 UTC on the anniversary). Body: JSON (Content-Type: application/json). Free of charge.',
+      "Starts the checkout of a credit pack for the calling key's workspace and answers the hosted checkout address to open in a browser. Credits are granted once the payment is reported, once per checkout. Packs are for every plan, are spent after the monthly credits and expire 12 months after purchase (00:00 UTC on the anniversary). Body: JSON (Content-Type: application/json). Free of charge.",
     body: CheckoutRequest,
     response: singleEnvelope(CheckoutUrl),
     errors: [],
@@ -76,7 +83,8 @@ export const BILLING_ROUTES: readonly DocumentedRoute[] = [
     servers: [PROXY_PREFIX],
     operationId: 'getBillingBalance',
     summary: 'Credit balance',
-    description: 'The workspace\'s canonical balance as one signed integer covering all grants, consumption, packs and overage, with its parts. Free of charge.',
+    description:
+      "The workspace's canonical balance as one signed integer covering all grants, consumption, packs and overage, with its parts. Free of charge.",
     response: singleEnvelope(Balance),
     errors: [],
   },
@@ -93,7 +101,8 @@ function checkNoParams(req: FastifyRequest): void {
 
 function readCheckoutRequest(req: FastifyRequest): z.output<typeof CheckoutRequest> {
   checkNoParams(req);
-  if (!isJson(req.headers['content-type'])) throw badRequest({ 'content-type': 'must be application/json' }, 'The request body must be JSON.');
+  if (!isJson(req.headers['content-type']))
+    throw badRequest({ 'content-type': 'must be application/json' }, 'The request body must be JSON.');
   let body: unknown;
   try {
     body = JSON.parse(Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
@@ -105,7 +114,8 @@ function readCheckoutRequest(req: FastifyRequest): z.output<typeof CheckoutReque
   return parsed.data;
 }
 
-const idOf = (v: string | { id: string } | null): string | null => (v === null ? null : typeof v === 'string' ? v : v.id);
+const idOf = (v: string | { id: string } | null): string | null =>
+  v === null ? null : typeof v === 'string' ? v : v.id;
 
 export async function billingRoutes(app: FastifyInstance, deps: BillingDeps): Promise<void> {
   const { pool, gate, limiter, clock, payments, publicBaseUrl } = deps;
@@ -125,14 +135,24 @@ export async function billingRoutes(app: FastifyInstance, deps: BillingDeps): Pr
         if (creds.kind !== 'key') throw unauthorized();
         // Packs are for every plan: an MCP-only plan (rest_disabled) is authenticated all the same,
         // since the MCP transport has no billing tool and these are account routes, not REST data.
-        const result = await gate.check({ key: creds.key, surface: 'rest', reserve: false, leadFeed: false, csv: false, requestId: req.id });
+        const result = await gate.check({
+          key: creds.key,
+          surface: 'rest',
+          reserve: false,
+          leadFeed: false,
+          csv: false,
+          requestId: req.id,
+        });
         const caller = result.caller;
         if (!caller || result.outcome === 'unauthorized') throw unauthorized();
         req.call = { workspaceId: caller.workspaceId, keyId: caller.keyId, credits: 0, surface: 'rest' };
         rate = await limiter.hit(`ws:${caller.workspaceId}`, caller.perMinute);
         if (!rate.allowed) throw perMinuteRefusal(rate);
         const data = await handle(req, caller);
-        return reply.code(200).headers(rateLimitHeaders(rate)).send({ data, meta: { request_id: req.id } });
+        return reply
+          .code(200)
+          .headers(rateLimitHeaders(rate))
+          .send({ data, meta: { request_id: req.id } });
       } catch (err) {
         const e = err instanceof ApiError ? err : internalError();
         if (!(err instanceof ApiError)) req.log.error({ err, request_id: req.id }, 'billing request failed');
@@ -168,10 +188,14 @@ export async function billingRoutes(app: FastifyInstance, deps: BillingDeps): Pr
       const rate = await limiter.hit(`ip:${req.ip}:${window}`, KEYLESS_PER_MINUTE);
       reply.headers(rateLimitHeaders(rate)).headers(PAGE_HEADERS);
       if (!rate.allowed) {
-        return reply.code(429).header('retry-after', String(rate.resetSeconds)).send(messagePage('Too many requests', `Retry in ${rate.resetSeconds} seconds.`));
+        return reply
+          .code(429)
+          .header('retry-after', String(rate.resetSeconds))
+          .send(messagePage('Too many requests', `Retry in ${rate.resetSeconds} seconds.`));
       }
       const { id } = req.params;
-      if (!isCheckoutId(id)) return reply.code(404).send(messagePage('No such checkout', 'This checkout address is not valid.'));
+      if (!isCheckoutId(id))
+        return reply.code(404).send(messagePage('No such checkout', 'This checkout address is not valid.'));
       return render(id, reply);
     };
 
@@ -193,7 +217,9 @@ export async function billingRoutes(app: FastifyInstance, deps: BillingDeps): Pr
       if (!view) return reply.code(404).send(messagePage('No such checkout', 'This checkout address is not valid.'));
       const { checkout } = view;
       if (checkout.provider !== 'local') {
-        return reply.code(409).send(messagePage('Paid elsewhere', `This checkout is paid through ${checkout.provider}, not on this page.`));
+        return reply
+          .code(409)
+          .send(messagePage('Paid elsewhere', `This checkout is paid through ${checkout.provider}, not on this page.`));
       }
       if (checkout.status === 'open' && view.expired) return reply.code(410).send(checkoutPage(view));
       if (checkout.status === 'open') await fulfilCheckout(pool, { id }, clock.now());
@@ -205,9 +231,19 @@ export async function billingRoutes(app: FastifyInstance, deps: BillingDeps): Pr
     app.post('/webhooks/stripe', async (req, reply) => {
       let event: Stripe.Event;
       try {
-        event = payments.verifyEvent(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), req.headers['stripe-signature']);
+        event = payments.verifyEvent(
+          Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+          req.headers['stripe-signature'],
+        );
       } catch {
-        return errorReply(reply, req.id, badRequest({ 'stripe-signature': 'does not verify against the request body' }, 'Invalid Stripe webhook signature.'));
+        return errorReply(
+          reply,
+          req.id,
+          badRequest(
+            { 'stripe-signature': 'does not verify against the request body' },
+            'Invalid Stripe webhook signature.',
+          ),
+        );
       }
       // A failure here is a 500: Stripe retries the event later, and fulfilment is idempotent.
       await handleStripeEvent(event, pool, payments, clock);
@@ -216,19 +252,32 @@ export async function billingRoutes(app: FastifyInstance, deps: BillingDeps): Pr
   }
 }
 
-async function handleStripeEvent(event: Stripe.Event, pool: pg.Pool, stripe: StripePayments, clock: Clock): Promise<void> {
+async function handleStripeEvent(
+  event: Stripe.Event,
+  pool: pg.Pool,
+  stripe: StripePayments,
+  clock: Clock,
+): Promise<void> {
   switch (event.type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded': {
       const session = event.data.object;
       // A delayed payment method completes the session unpaid; its async_payment_succeeded follows.
       if (session.payment_status !== 'paid') return;
-      await fulfilCheckout(pool, { providerRef: session.id }, clock.now(), { paymentRef: idOf(session.payment_intent), customer: idOf(session.customer) });
+      await fulfilCheckout(pool, { providerRef: session.id }, clock.now(), {
+        paymentRef: idOf(session.payment_intent),
+        customer: idOf(session.customer),
+      });
       return;
     }
     case 'invoice.paid': {
       const invoice = event.data.object;
-      await payProcessorItems(pool, await stripe.paidInvoiceItems(invoice), clock.now(), `Stripe invoice ${invoice.id}`);
+      await payProcessorItems(
+        pool,
+        await stripe.paidInvoiceItems(invoice),
+        clock.now(),
+        `Stripe invoice ${invoice.id}`,
+      );
       return;
     }
     default:

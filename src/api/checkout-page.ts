@@ -12,7 +12,8 @@ export const PAGE_HEADERS = {
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 } as const;
 
 function page(title: string, body: string): string {
@@ -57,9 +58,12 @@ export function checkoutPage({ checkout: c, workspaceName, expired }: CheckoutVi
 <dt>Workspace</dt><dd>${escape(workspaceName)} (${escape(c.workspace_id)})</dd>
 </dl>`;
   let action: string;
-  if (c.status === 'paid') action = `<p class="status">Paid on ${escape(c.paid_at!)}. ${c.credits.toLocaleString('en-US')} credits were added to the workspace. You can close this page.</p>`;
+  if (c.status === 'paid')
+    action = `<p class="status">Paid on ${escape(c.paid_at!)}. ${c.credits.toLocaleString('en-US')} credits were added to the workspace. You can close this page.</p>`;
   else if (c.status === 'refunded') action = `<p class="status">Refunded on ${escape(c.refunded_at!)}.</p>`;
-  else if (c.provider !== 'local') action = '<p class="status">Waiting for the payment to be confirmed. The credits are added as soon as it is; reload this page to see.</p>';
+  else if (c.provider !== 'local')
+    action =
+      '<p class="status">Waiting for the payment to be confirmed. The credits are added as soon as it is; reload this page to see.</p>';
   else if (expired) action = '<p class="status">This checkout has expired. Start a new one from the API.</p>';
   else {
     // Relative: the page may be served under a path prefix (PUBLIC_BASE_URL).

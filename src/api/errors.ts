@@ -49,9 +49,13 @@ export class ApiError extends Error {
 }
 
 export const unauthorized = (): ApiError => new ApiError('unauthorized', UNAUTHORIZED_MESSAGE);
-export const internalError = (): ApiError => new ApiError('internal_error', 'Internal server error. Retry with backoff.');
+export const internalError = (): ApiError =>
+  new ApiError('internal_error', 'Internal server error. Retry with backoff.');
 /** A read stopped by the query timeout: the service is fine, this query is too broad for now. */
 export const queryTimedOut = (): ApiError =>
-  new ApiError('internal_error', 'The query took too long and was stopped. Retry later, or narrow it (more characters, a filter).');
+  new ApiError(
+    'internal_error',
+    'The query took too long and was stopped. Retry later, or narrow it (more characters, a filter).',
+  );
 export const badRequest = (details: Details, message = 'Invalid request parameters.'): ApiError =>
   new ApiError('bad_request', message, { details });

@@ -13,14 +13,21 @@ export const API_VERSION = '1.0.0';
 /** Adds zod defaults (which input-mode JSON Schema leaves out) and drops the unbounded-integer noise. */
 export const jsonSchemaOverride = (ctx: { zodSchema: unknown; jsonSchema: Json }): void => {
   const def = (ctx.zodSchema as { _zod: { def: { type: string; defaultValue?: unknown } } })._zod.def;
-  if (def.type === 'default') ctx.jsonSchema.default = typeof def.defaultValue === 'function' ? (def.defaultValue as () => unknown)() : def.defaultValue;
+  if (def.type === 'default')
+    ctx.jsonSchema.default =
+      typeof def.defaultValue === 'function' ? (def.defaultValue as () => unknown)() : def.defaultValue;
   if (ctx.jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete ctx.jsonSchema.maximum;
   if (ctx.jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete ctx.jsonSchema.minimum;
 };
 
 /** JSON Schema of `schema`; named sub-schemas (meta id) are moved into `components`. */
 function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Json): Json {
-  const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', override: jsonSchemaOverride, target: 'draft-2020-12' });
+  const raw = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    override: jsonSchemaOverride,
+    target: 'draft-2020-12',
+  });
   const json = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
   delete json.$schema;
   Object.assign(components, json.$defs ?? {});
@@ -37,7 +44,15 @@ export function parameterSchema(schema: Json): Json {
   return { ...rest, ...array };
 }
 
-const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+const RATE_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+];
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid parameters: `details` names each bad parameter and why.',
@@ -66,26 +81,49 @@ function operationObject(op: Operation, components: Json): Json {
   const inPath = new Set(pathParams(op));
   const parameters: Json[] = Object.entries(properties).map(([name, schema]) => {
     const { description, ...rest } = schema;
-    const p: Json = { name, in: inPath.has(name) ? 'path' : 'query', required: inPath.has(name) || required.has(name), schema: parameterSchema(rest) };
+    const p: Json = {
+      name,
+      in: inPath.has(name) ? 'path' : 'query',
+      required: inPath.has(name) || required.has(name),
+      schema: parameterSchema(rest),
+    };
     if (description) p.description = description;
     // Repeat the parameter for several values (commas work too, as the description says).
     if ((p.schema as Json).type === 'array') Object.assign(p, { style: 'form', explode: true });
     return p;
   });
   if (op.kind === 'list' && !op.keyless) {
-    parameters.push({ name: 'format', in: 'query', required: false, description: 'csv for a CSV answer (plans with CSV), as with Accept: text/csv.', schema: { type: 'string', enum: ['json', 'csv'] } });
+    parameters.push({
+      name: 'format',
+      in: 'query',
+      required: false,
+      description: 'csv for a CSV answer (plans with CSV), as with Accept: text/csv.',
+      schema: { type: 'string', enum: ['json', 'csv'] },
+    });
   }
   const name = `${op.name[0]!.toUpperCase()}${op.name.slice(1)}Response`;
   let okContent: Json;
   if (op.kind === 'file') {
     schemaOf(op.result, 'output', components); // the row's columns, documented as a named schema
-    okContent = { 'text/csv': { schema: { type: 'string', description: `A header row, then one row per record; columns as in ${String((z.globalRegistry.get(op.result) as { id?: string } | undefined)?.id ?? 'the row schema')}.` } } };
+    okContent = {
+      'text/csv': {
+        schema: {
+          type: 'string',
+          description: `A header row, then one row per record; columns as in ${String((z.globalRegistry.get(op.result) as { id?: string } | undefined)?.id ?? 'the row schema')}.`,
+        },
+      },
+    };
   } else {
     components[name] = schemaOf(op.response, 'output', components);
     okContent = { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } };
   }
   if (op.kind === 'list' && !op.keyless) {
-    okContent['text/csv'] = { schema: { type: 'string', description: 'The page\'s hits with a header row; pagination in X-Total-Count, X-Limit, X-Offset.' } };
+    okContent['text/csv'] = {
+      schema: {
+        type: 'string',
+        description: "The page's hits with a header row; pagination in X-Total-Count, X-Limit, X-Offset.",
+      },
+    };
   }
   // Every route answers 400 to an unknown or bad parameter.
   const statuses = new Set<number>([400, ...op.errors, ...(op.keyless ? [] : [401]), 429, 500]);
@@ -142,10 +180,19 @@ function routeOperation(route: DocumentedRoute, components: Json): Json {
     },
   };
   for (const s of [...new Set([400, 401, ...route.errors, 429, 500])].sort()) responses[s] = errorResponse(s);
-  const object: Json = { operationId: route.operationId, summary: route.summary, description: route.description, parameters: [], responses };
+  const object: Json = {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: route.description,
+    parameters: [],
+    responses,
+  };
   if (route.body) {
     components[`${name}Request`] = schemaOf(route.body, 'input', components);
-    object.requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Request` } } } };
+    object.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Request` } } },
+    };
   }
   return object;
 }
@@ -179,7 +226,10 @@ export function openApiDocument(operations: readonly Operation[], routes: readon
       },
       headers: {
         'X-RateLimit-Limit': { description: 'The per-minute cap.', schema: { type: 'integer' } },
-        'X-RateLimit-Remaining': { description: 'Requests left in the current 60-second window.', schema: { type: 'integer' } },
+        'X-RateLimit-Remaining': {
+          description: 'Requests left in the current 60-second window.',
+          schema: { type: 'integer' },
+        },
         'X-RateLimit-Reset': { description: 'Unix seconds at which the window resets.', schema: { type: 'integer' } },
         RateLimit: { description: '"default";r=<remaining>;t=<seconds to reset>', schema: { type: 'string' } },
         'RateLimit-Limit': { description: 'The per-minute cap.', schema: { type: 'integer' } },

@@ -70,9 +70,14 @@ export function multi<T extends string>(item: z.ZodType<T, string>, description:
       for (const v of values) {
         const r = item.safeParse(v);
         if (r.success) out.push(r.data);
-        else ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)}: ${r.error.issues[0]?.message ?? 'not allowed'}` });
+        else
+          ctx.addIssue({
+            code: 'custom',
+            message: `${JSON.stringify(v)}: ${r.error.issues[0]?.message ?? 'not allowed'}`,
+          });
       }
-      if (values.length === 0 || values.every((v) => v === '')) ctx.addIssue({ code: 'custom', message: 'must not be empty' });
+      if (values.length === 0 || values.every((v) => v === ''))
+        ctx.addIssue({ code: 'custom', message: 'must not be empty' });
       return [...new Set(out)];
     })
     .meta({ description: `${description} Several values: repeat the parameter or separate them with commas.` });

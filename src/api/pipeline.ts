@@ -75,9 +75,22 @@ export class Pipeline {
       if (!rate.allowed) throw perMinuteRefusal(rate);
       const parsed = op.params.safeParse(inv.args);
       if (!parsed.success) throw badRequest(validationDetails(parsed.error));
-      const result = await op.handle(parsed.data, { requestId: inv.requestId, caller: null, now: this.deps.clock.now(), services: this.deps.services });
+      const result = await op.handle(parsed.data, {
+        requestId: inv.requestId,
+        caller: null,
+        now: this.deps.clock.now(),
+        services: this.deps.services,
+      });
       const body = await this.envelope(op, result, inv.requestId);
-      return { status: 200, body, result, headers: rate ? rateLimitHeaders(rate) : {}, caller: null, credits: 0, error: null };
+      return {
+        status: 200,
+        body,
+        result,
+        headers: rate ? rateLimitHeaders(rate) : {},
+        caller: null,
+        credits: 0,
+        error: null,
+      };
     } catch (err) {
       return this.failure(op, inv, err, rate, null, 0);
     }
@@ -93,16 +106,40 @@ export class Pipeline {
     try {
       const creds = presentedKey(inv.headers);
       if (creds.kind !== 'key') throw unauthorized();
-      const gate = await this.deps.gate.check({ key: creds.key, surface: inv.surface, reserve: false, leadFeed: false, csv: false, requestId: inv.requestId });
+      const gate = await this.deps.gate.check({
+        key: creds.key,
+        surface: inv.surface,
+        reserve: false,
+        leadFeed: false,
+        csv: false,
+        requestId: inv.requestId,
+      });
       caller = gate.caller;
       if (gate.outcome === 'unauthorized' || !caller) throw unauthorized();
       if (gate.outcome === 'rest_disabled' || gate.outcome === 'mcp_disabled') throw surfaceRefusal(gate.outcome);
       const rate = await this.deps.limiter.peek(workspaceKey(caller), caller.perMinute);
-      return { status: 200, body: null, result: null, headers: rateLimitHeaders(rate), caller, credits: 0, error: null };
+      return {
+        status: 200,
+        body: null,
+        result: null,
+        headers: rateLimitHeaders(rate),
+        caller,
+        credits: 0,
+        error: null,
+      };
     } catch (err) {
       const apiError = err instanceof ApiError ? err : internalError();
-      if (!(err instanceof ApiError)) this.deps.log.error({ err, request_id: inv.requestId }, 'admitting a request failed');
-      return { status: apiError.status, body: apiError.body(inv.requestId), result: null, headers: {}, caller, credits: 0, error: apiError };
+      if (!(err instanceof ApiError))
+        this.deps.log.error({ err, request_id: inv.requestId }, 'admitting a request failed');
+      return {
+        status: apiError.status,
+        body: apiError.body(inv.requestId),
+        result: null,
+        headers: {},
+        caller,
+        credits: 0,
+        error: apiError,
+      };
     }
   }
 
@@ -133,11 +170,24 @@ export class Pipeline {
       if (!parsed.success) throw badRequest(validationDetails(parsed.error));
       refuseByGate(gate);
 
-      const result = await op.handle(parsed.data, { requestId: inv.requestId, caller, now: this.deps.clock.now(), services: this.deps.services });
+      const result = await op.handle(parsed.data, {
+        requestId: inv.requestId,
+        caller,
+        now: this.deps.clock.now(),
+        services: this.deps.services,
+      });
       const body = await this.envelope(op, result, inv.requestId);
       const credits = await this.settle(reservation, false);
       reservation = null;
-      return { status: 200, body, result, headers: { ...headers(), ...fileHeaders(result) }, caller, credits, error: null };
+      return {
+        status: 200,
+        body,
+        result,
+        headers: { ...headers(), ...fileHeaders(result) },
+        caller,
+        credits,
+        error: null,
+      };
     } catch (err) {
       // A 404 is an answer and costs its credit; anything else refunds it.
       const release = !(err instanceof ApiError && err.status === 404);
@@ -152,15 +202,33 @@ export class Pipeline {
    * keyless allowance of the client's address, which unauthenticated answers never consume.
    */
   async currentWindow(caller: Caller | null): Promise<RateDecision> {
-    return caller ? this.deps.limiter.peek(workspaceKey(caller), caller.perMinute) : openWindow(KEYLESS_PER_MINUTE, this.deps.clock.now().getTime());
+    return caller
+      ? this.deps.limiter.peek(workspaceKey(caller), caller.perMinute)
+      : openWindow(KEYLESS_PER_MINUTE, this.deps.clock.now().getTime());
   }
 
-  private failure(op: Operation, inv: Invocation, err: unknown, rate: RateDecision | null, caller: Caller | null, credits: 0 | 1): Outcome {
+  private failure(
+    op: Operation,
+    inv: Invocation,
+    err: unknown,
+    rate: RateDecision | null,
+    caller: Caller | null,
+    credits: 0 | 1,
+  ): Outcome {
     const apiError = err instanceof ApiError ? err : isQueryCanceled(err) ? queryTimedOut() : internalError();
-    if (!(err instanceof ApiError)) this.deps.log.error({ err, operation: op.name, request_id: inv.requestId }, 'operation failed');
+    if (!(err instanceof ApiError))
+      this.deps.log.error({ err, operation: op.name, request_id: inv.requestId }, 'operation failed');
     const headers = rate ? rateLimitHeaders(rate) : {};
     if (apiError.extra.retryAfter !== undefined) headers['retry-after'] = String(apiError.extra.retryAfter);
-    return { status: apiError.status, body: apiError.body(inv.requestId), result: null, headers, caller, credits, error: apiError };
+    return {
+      status: apiError.status,
+      body: apiError.body(inv.requestId),
+      result: null,
+      headers,
+      caller,
+      credits,
+      error: apiError,
+    };
   }
 
   /** Settling after a failure must not turn the answer into another failure. */
@@ -193,7 +261,10 @@ export class Pipeline {
 
 function fileHeaders(result: ListResult | SingleResult | FileResult): Record<string, string> {
   if (!('file' in result)) return {};
-  return { 'content-type': result.file.contentType, 'content-disposition': `attachment; filename="${result.file.filename}"` };
+  return {
+    'content-type': result.file.contentType,
+    'content-disposition': `attachment; filename="${result.file.filename}"`,
+  };
 }
 
 /** Every surface (REST and MCP) of a workspace counts in one window. */
@@ -201,33 +272,51 @@ const workspaceKey = (caller: Caller): string => `ws:${caller.workspaceId}`;
 
 /** The 429 of a full per-minute window (also used by the billing routes). */
 export function perMinuteRefusal(rate: RateDecision): ApiError {
-  return new ApiError('rate_limited', `Rate limit of ${rate.limit} requests per minute exceeded. Retry in ${rate.resetSeconds} seconds.`, {
-    retryAfter: rate.resetSeconds,
-  });
+  return new ApiError(
+    'rate_limited',
+    `Rate limit of ${rate.limit} requests per minute exceeded. Retry in ${rate.resetSeconds} seconds.`,
+    {
+      retryAfter: rate.resetSeconds,
+    },
+  );
 }
 
 function surfaceRefusal(outcome: 'rest_disabled' | 'mcp_disabled'): ApiError {
   return outcome === 'rest_disabled'
-    ? new ApiError('rest_disabled', 'Your plan does not include the REST API; use the MCP endpoint or upgrade your plan.')
+    ? new ApiError(
+        'rest_disabled',
+        'Your plan does not include the REST API; use the MCP endpoint or upgrade your plan.',
+      )
     : new ApiError('mcp_disabled', 'Your plan does not include MCP access; use the REST API or upgrade your plan.');
 }
 
 function refuseByGate(gate: GateResult): void {
   switch (gate.outcome) {
     case 'forbidden':
-      throw new ApiError('forbidden', 'Your plan does not include this feature (the lead feed needs the Lead Feed or Enterprise plan; CSV needs Pro or above).');
+      throw new ApiError(
+        'forbidden',
+        'Your plan does not include this feature (the lead feed needs the Lead Feed or Enterprise plan; CSV needs Pro or above).',
+      );
     case 'payment_required':
       // The trial, or a cancelled subscription (no new cycle will bring credits back).
-      throw new ApiError('payment_required', gate.caller?.plan === 'free_trial'
-        ? 'Your free trial credits are used up. Upgrade to a paid plan or buy a credit pack to continue.'
-        : 'Your subscription is cancelled and its credits are used up. Upgrade to a paid plan again or buy a credit pack to continue.', {
-        creditBalance: gate.creditBalance ?? 0,
-      });
+      throw new ApiError(
+        'payment_required',
+        gate.caller?.plan === 'free_trial'
+          ? 'Your free trial credits are used up. Upgrade to a paid plan or buy a credit pack to continue.'
+          : 'Your subscription is cancelled and its credits are used up. Upgrade to a paid plan again or buy a credit pack to continue.',
+        {
+          creditBalance: gate.creditBalance ?? 0,
+        },
+      );
     case 'quota_exhausted':
-      throw new ApiError('rate_limited', `Monthly credit quota exhausted. It renews with the next billing cycle in ${gate.retryAfter} seconds.`, {
-        retryAfter: gate.retryAfter ?? 0,
-        creditBalance: gate.creditBalance ?? 0,
-      });
+      throw new ApiError(
+        'rate_limited',
+        `Monthly credit quota exhausted. It renews with the next billing cycle in ${gate.retryAfter} seconds.`,
+        {
+          retryAfter: gate.retryAfter ?? 0,
+          creditBalance: gate.creditBalance ?? 0,
+        },
+      );
     default:
   }
 }

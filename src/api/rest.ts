@@ -34,7 +34,12 @@ declare module 'fastify' {
 }
 
 export function recordCall(req: FastifyRequest, outcome: Outcome, surface: CallRecord['surface']): void {
-  req.call = { workspaceId: outcome.caller?.workspaceId ?? null, keyId: outcome.caller?.keyId ?? null, credits: outcome.credits, surface };
+  req.call = {
+    workspaceId: outcome.caller?.workspaceId ?? null,
+    keyId: outcome.caller?.keyId ?? null,
+    credits: outcome.credits,
+    surface,
+  };
 }
 
 /** Writes a pipeline outcome as the HTTP response (a file result's headers name its type). */
@@ -53,7 +58,14 @@ export function registerRest(app: FastifyInstance, operations: readonly Operatio
       const csv = op.kind === 'list' && wantsCsv(format, req.headers.accept);
       const args: Record<string, unknown> = { ...query, ...(req.params as Record<string, unknown>) };
       if (format !== undefined && (op.kind !== 'list' || (format !== 'csv' && format !== 'json'))) args.format = format;
-      const outcome = await pipeline.invoke(op, { surface: 'rest', headers: req.headers, args, csv, requestId: req.id, clientIp: req.ip });
+      const outcome = await pipeline.invoke(op, {
+        surface: 'rest',
+        headers: req.headers,
+        args,
+        csv,
+        requestId: req.id,
+        clientIp: req.ip,
+      });
       recordCall(req, outcome, op.keyless ? 'keyless' : 'rest');
       if (csv && outcome.status === 200 && outcome.result) {
         const list = outcome.result as ListResult;

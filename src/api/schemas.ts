@@ -26,7 +26,10 @@ export const ErrorEnvelope = z
       code: z.string(),
       message: z.string(),
       request_id: z.string(),
-      details: z.record(z.string(), z.string()).optional().meta({ description: 'For 400s: each bad parameter and why.' }),
+      details: z
+        .record(z.string(), z.string())
+        .optional()
+        .meta({ description: 'For 400s: each bad parameter and why.' }),
     }),
   })
   .meta({ id: 'Error' });
@@ -47,7 +50,14 @@ export const EntityHit = z
   .meta({ id: 'EntityHit' });
 
 export const Address = z
-  .object({ line1: nullable, line2: nullable, city: nullable, state: nullable, postal_code: nullable, country: nullable })
+  .object({
+    line1: nullable,
+    line2: nullable,
+    city: nullable,
+    state: nullable,
+    postal_code: nullable,
+    country: nullable,
+  })
   .meta({ id: 'Address' });
 
 export const Officer = z
@@ -83,7 +93,9 @@ export const EntityDetail = z
       })
       .nullable(),
     officers: z.array(Officer),
-    recent_filings: z.array(z.object({ event_type: nullable, event_date: nullable, document_number: nullable, description: nullable })),
+    recent_filings: z.array(
+      z.object({ event_type: nullable, event_date: nullable, document_number: nullable, description: nullable }),
+    ),
     last_import_at: nullable,
   })
   .meta({ id: 'EntityDetail' });
@@ -93,11 +105,24 @@ export const OfficerHit = z
   .meta({ id: 'OfficerHit' });
 
 export const AgentHit = z
-  .object({ agent_name: z.string(), linked_entity_count: z.number().int(), city: z.string(), state: z.string(), zip: z.string() })
+  .object({
+    agent_name: z.string(),
+    linked_entity_count: z.number().int(),
+    city: z.string(),
+    state: z.string(),
+    zip: z.string(),
+  })
   .meta({ id: 'AgentHit' });
 
 export const AddressHit = z
-  .object({ address: z.string(), city: z.string(), state: z.string(), zip: z.string(), document_number: z.string(), entity_name: z.string() })
+  .object({
+    address: z.string(),
+    city: z.string(),
+    state: z.string(),
+    zip: z.string(),
+    document_number: z.string(),
+    entity_name: z.string(),
+  })
   .meta({ id: 'AddressHit' });
 
 export const FilingHit = z
@@ -105,7 +130,9 @@ export const FilingHit = z
     document_number: z.string(),
     entity_name: z.string(),
     entity_type: z.string(),
-    filing_type: z.string().meta({ description: 'FORMATION, or the event kind: AMENDMENT, NAME_CHANGE, DISSOLUTION...' }),
+    filing_type: z
+      .string()
+      .meta({ description: 'FORMATION, or the event kind: AMENDMENT, NAME_CHANGE, DISSOLUTION...' }),
     filing_date: date,
     status: z.string(),
   })
@@ -127,11 +154,27 @@ export const LeadHit = z
 /** A row of the lead feed's daily file (CSV columns, in order). */
 export const LeadFileRow = z
   .object({
-    document_number: z.string(), entity_name: z.string(), entity_type: z.string(), status: z.string(), filing_date: date,
-    county: nullable, fei_ein: nullable,
-    principal_address1: nullable, principal_address2: nullable, principal_city: nullable, principal_state: z.string(), principal_zip: nullable,
-    mailing_address1: nullable, mailing_address2: nullable, mailing_city: nullable, mailing_state: nullable, mailing_zip: nullable,
-    registered_agent_name: nullable, registered_agent_address: nullable, registered_agent_city: nullable, registered_agent_state: nullable,
+    document_number: z.string(),
+    entity_name: z.string(),
+    entity_type: z.string(),
+    status: z.string(),
+    filing_date: date,
+    county: nullable,
+    fei_ein: nullable,
+    principal_address1: nullable,
+    principal_address2: nullable,
+    principal_city: nullable,
+    principal_state: z.string(),
+    principal_zip: nullable,
+    mailing_address1: nullable,
+    mailing_address2: nullable,
+    mailing_city: nullable,
+    mailing_state: nullable,
+    mailing_zip: nullable,
+    registered_agent_name: nullable,
+    registered_agent_address: nullable,
+    registered_agent_city: nullable,
+    registered_agent_state: nullable,
     registered_agent_zip: nullable,
     officers: z.string().meta({ description: 'TITLE: NAME per officer in slot order, joined by "; ".' }),
   })
@@ -163,4 +206,8 @@ export function listEnvelope<T extends z.ZodType>(hit: T, withFacets = false) {
 /** `{ data: object, meta }`. */
 export const singleEnvelope = <T extends z.ZodType>(object: T) => z.object({ data: object, meta: Meta });
 
-export type ListBody<T> = { data: T[]; pagination: z.infer<typeof Pagination>; facets?: Record<string, Array<z.infer<typeof FacetValue>>> };
+export type ListBody<T> = {
+  data: T[];
+  pagination: z.infer<typeof Pagination>;
+  facets?: Record<string, Array<z.infer<typeof FacetValue>>>;
+};

@@ -19,7 +19,8 @@ export class DatasetInfo {
 
   async state(): Promise<DatasetState> {
     const now = Date.now();
-    if (!this.cached || now - this.cached.at > this.ttlMs) this.cached = { at: now, state: await datasetState(this.pool) };
+    if (!this.cached || now - this.cached.at > this.ttlMs)
+      this.cached = { at: now, state: await datasetState(this.pool) };
     return this.cached.state;
   }
 

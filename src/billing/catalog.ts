@@ -4,7 +4,12 @@ import { PACKS, type PackSlug } from '../accounts/packs.js';
 /** The pack slugs in the spec's order (for schemas and listings). */
 export const PACK_SLUGS = Object.keys(PACKS) as [PackSlug, ...PackSlug[]];
 
-export const PACK_TITLES: Readonly<Record<PackSlug, string>> = { starter: 'Starter', investigator: 'Investigator', bulk: 'Bulk', power: 'Power' };
+export const PACK_TITLES: Readonly<Record<PackSlug, string>> = {
+  starter: 'Starter',
+  investigator: 'Investigator',
+  bulk: 'Bulk',
+  power: 'Power',
+};
 
 /** Every price and invoice is in US dollars. */
 export const CURRENCY = 'usd';

@@ -45,16 +45,44 @@ export const newCheckoutId = (): string => `chk_${base62(32)}`;
 export const isCheckoutId = (s: string): boolean => /^chk_[0-9A-Za-z]{32}$/.test(s);
 
 /** Starts a checkout of a pack for a workspace at the provider and records it; returns where the buyer pays. */
-export async function startCheckout(pool: pg.Pool, provider: PaymentProvider, workspaceId: string, slug: PackSlug, now: Date): Promise<{ id: string; url: string }> {
-  const { rows } = await pool.query<{ stripe_customer_id: string | null }>('SELECT stripe_customer_id FROM workspaces WHERE id = $1', [workspaceId]);
+export async function startCheckout(
+  pool: pg.Pool,
+  provider: PaymentProvider,
+  workspaceId: string,
+  slug: PackSlug,
+  now: Date,
+): Promise<{ id: string; url: string }> {
+  const { rows } = await pool.query<{ stripe_customer_id: string | null }>(
+    'SELECT stripe_customer_id FROM workspaces WHERE id = $1',
+    [workspaceId],
+  );
   if (!rows[0]) throw new BillingError(`no workspace ${workspaceId}`);
   const id = newCheckoutId();
   const { credits, priceCents } = PACKS[slug];
-  const { url, providerRef } = await provider.startCheckout({ id, workspaceId, slug, credits, amountCents: priceCents, currency: CURRENCY, customer: rows[0].stripe_customer_id });
+  const { url, providerRef } = await provider.startCheckout({
+    id,
+    workspaceId,
+    slug,
+    credits,
+    amountCents: priceCents,
+    currency: CURRENCY,
+    customer: rows[0].stripe_customer_id,
+  });
   await pool.query(
     `INSERT INTO checkouts (id, workspace_id, slug, credits, amount_cents, currency, provider, provider_ref, created_at, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [id, workspaceId, slug, credits, priceCents, CURRENCY, provider.name, providerRef, now, new Date(now.getTime() + CHECKOUT_TTL_MS)],
+    [
+      id,
+      workspaceId,
+      slug,
+      credits,
+      priceCents,
+      CURRENCY,
+      provider.name,
+      providerRef,
+      now,
+      new Date(now.getTime() + CHECKOUT_TTL_MS),
+    ],
   );
   return { id, url };
 }
@@ -65,7 +93,11 @@ export async function getCheckout(db: Db, id: string): Promise<Checkout | null> 
 }
 
 /** A checkout with what its page shows besides: the workspace's name, and whether it expired (at `now`). */
-export async function checkoutView(pool: pg.Pool, id: string, now: Date): Promise<{ checkout: Checkout; workspaceName: string; expired: boolean } | null> {
+export async function checkoutView(
+  pool: pg.Pool,
+  id: string,
+  now: Date,
+): Promise<{ checkout: Checkout; workspaceName: string; expired: boolean } | null> {
   const { rows } = await pool.query<Checkout & { workspace_name: string; expired: boolean }>(
     `SELECT ${COLUMNS}, (SELECT name FROM workspaces w WHERE w.id = workspace_id) AS workspace_name, expires_at <= $2 AS expired
      FROM checkouts WHERE id = $1`,
@@ -78,7 +110,10 @@ export async function checkoutView(pool: pg.Pool, id: string, now: Date): Promis
 }
 
 export async function listCheckouts(pool: pg.Pool, workspaceId: string): Promise<Checkout[]> {
-  const { rows } = await pool.query<Checkout>(`SELECT ${COLUMNS} FROM checkouts WHERE workspace_id = $1 ORDER BY created_at, id`, [workspaceId]);
+  const { rows } = await pool.query<Checkout>(
+    `SELECT ${COLUMNS} FROM checkouts WHERE workspace_id = $1 ORDER BY created_at, id`,
+    [workspaceId],
+  );
   return rows;
 }
 
@@ -101,7 +136,12 @@ export interface Payment {
  * granted with its ledger entry, in one transaction under the checkout's row lock, so however
  * often or concurrently a payment is reported the pack is granted once. Null: no such checkout.
  */
-export async function fulfilCheckout(pool: pg.Pool, ref: { id: string } | { providerRef: string }, at: Date, payment: Payment = {}): Promise<Fulfilment | null> {
+export async function fulfilCheckout(
+  pool: pg.Pool,
+  ref: { id: string } | { providerRef: string },
+  at: Date,
+  payment: Payment = {},
+): Promise<Fulfilment | null> {
   return inTransaction(pool, async (client) => {
     const { rows } = await client.query<Checkout>(
       `SELECT ${COLUMNS} FROM checkouts WHERE ${'id' in ref ? 'id' : 'provider_ref'} = $1 FOR UPDATE`,
@@ -110,12 +150,19 @@ export async function fulfilCheckout(pool: pg.Pool, ref: { id: string } | { prov
     const checkout = rows[0];
     if (!checkout) return null;
     if (checkout.status !== 'open') return { checkout, granted: false };
-    if (!isPackSlug(checkout.slug)) throw new Error(`checkout ${checkout.id} is for an unknown pack ${String(checkout.slug)}`);
+    if (!isPackSlug(checkout.slug))
+      throw new Error(`checkout ${checkout.id} is for an unknown pack ${String(checkout.slug)}`);
     const pack = await addPack(client, checkout.workspace_id, checkout.slug, at, checkout.id);
     if (!pack) throw new Error(`checkout ${checkout.id} is open but a pack was already granted for it`);
-    await client.query(`UPDATE checkouts SET status = 'paid', paid_at = $2, pack_id = $3, payment_ref = $4 WHERE id = $1`, [checkout.id, at, pack.id, payment.paymentRef ?? null]);
+    await client.query(
+      `UPDATE checkouts SET status = 'paid', paid_at = $2, pack_id = $3, payment_ref = $4 WHERE id = $1`,
+      [checkout.id, at, pack.id, payment.paymentRef ?? null],
+    );
     if (payment.customer) {
-      await client.query('UPDATE workspaces SET stripe_customer_id = $2 WHERE id = $1 AND stripe_customer_id IS NULL', [checkout.workspace_id, payment.customer]);
+      await client.query('UPDATE workspaces SET stripe_customer_id = $2 WHERE id = $1 AND stripe_customer_id IS NULL', [
+        checkout.workspace_id,
+        payment.customer,
+      ]);
     }
     return { checkout: (await getCheckout(client, checkout.id))!, granted: true };
   });
@@ -146,11 +193,16 @@ export async function refundCheckout(pool: pg.Pool, provider: PaymentProvider, i
     if (!c) throw new BillingError(`no checkout ${id}`);
     if (c.status === 'open') throw new BillingError(`checkout ${id} was never paid: there is nothing to refund`);
     if (c.status === 'refunded') throw new BillingError(`checkout ${id} was already refunded at ${c.refunded_at}`);
-    if (c.too_late) throw new BillingError(`checkout ${id} was paid at ${c.paid_at}: packs are refundable within ${REFUND_DAYS} days of purchase`);
-    const { rows: packs } = await client.query<{ id: number; credits: number; remaining: number; closed_reason: string | null }>(
-      'SELECT id, credits, remaining, closed_reason FROM credit_packs WHERE id = $1 FOR UPDATE',
-      [c.pack_id],
-    );
+    if (c.too_late)
+      throw new BillingError(
+        `checkout ${id} was paid at ${c.paid_at}: packs are refundable within ${REFUND_DAYS} days of purchase`,
+      );
+    const { rows: packs } = await client.query<{
+      id: number;
+      credits: number;
+      remaining: number;
+      closed_reason: string | null;
+    }>('SELECT id, credits, remaining, closed_reason FROM credit_packs WHERE id = $1 FOR UPDATE', [c.pack_id]);
     const pack = packs[0]!;
     if (pack.closed_reason) throw new BillingError(`the pack of checkout ${id} is closed (${pack.closed_reason})`);
     const used = pack.credits - pack.remaining;
@@ -161,14 +213,36 @@ export async function refundCheckout(pool: pg.Pool, provider: PaymentProvider, i
     }
     let refundRef: string | null = null;
     if (c.provider !== 'local') {
-      if (provider.name !== c.provider) throw new BillingError(`checkout ${id} was paid through ${c.provider}; configure that provider to refund it`);
+      if (provider.name !== c.provider)
+        throw new BillingError(`checkout ${id} was paid through ${c.provider}; configure that provider to refund it`);
       refundRef = await provider.refund({ id, paymentRef: c.payment_ref, amountCents: c.amount_cents });
     }
     if (pack.remaining > 0) {
-      await writeLedger(client, { workspace: c.workspace_id, at: now, kind: 'pack_refund', pool: 'pack', amount: -pack.remaining, packId: pack.id, note: `${c.slug} pack refunded, checkout ${id}` });
+      await writeLedger(client, {
+        workspace: c.workspace_id,
+        at: now,
+        kind: 'pack_refund',
+        pool: 'pack',
+        amount: -pack.remaining,
+        packId: pack.id,
+        note: `${c.slug} pack refunded, checkout ${id}`,
+      });
     }
-    await client.query(`UPDATE credit_packs SET remaining = 0, closed_at = $2, closed_reason = 'refunded' WHERE id = $1`, [pack.id, now]);
-    await client.query(`UPDATE checkouts SET status = 'refunded', refunded_at = $2, refund_ref = $3 WHERE id = $1`, [id, now, refundRef]);
-    return { checkout: (await getCheckout(client, id))!, credits_removed: pack.remaining, credits_used: used, amount_cents: c.amount_cents, refund_ref: refundRef };
+    await client.query(
+      `UPDATE credit_packs SET remaining = 0, closed_at = $2, closed_reason = 'refunded' WHERE id = $1`,
+      [pack.id, now],
+    );
+    await client.query(`UPDATE checkouts SET status = 'refunded', refunded_at = $2, refund_ref = $3 WHERE id = $1`, [
+      id,
+      now,
+      refundRef,
+    ]);
+    return {
+      checkout: (await getCheckout(client, id))!,
+      credits_removed: pack.remaining,
+      credits_used: used,
+      amount_cents: c.amount_cents,
+      refund_ref: refundRef,
+    };
   });
 }

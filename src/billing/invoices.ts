@@ -44,18 +44,33 @@ export async function listInvoices(pool: pg.Pool, workspace: string): Promise<In
 }
 
 /** The operator records an issued invoice as paid (the local provider collects nothing itself). */
-export async function markInvoicePaid(pool: pg.Pool, id: string, now: Date, note: string): Promise<{ id: string; items_paid: number }> {
+export async function markInvoicePaid(
+  pool: pg.Pool,
+  id: string,
+  now: Date,
+  note: string,
+): Promise<{ id: string; items_paid: number }> {
   return inTransaction(pool, async (client) => {
-    const { rows } = await client.query<{ status: string }>('SELECT status FROM invoices WHERE id = $1 FOR UPDATE', [id]);
+    const { rows } = await client.query<{ status: string }>('SELECT status FROM invoices WHERE id = $1 FOR UPDATE', [
+      id,
+    ]);
     if (!rows[0]) throw new BillingError(`no invoice ${id}`);
-    if (rows[0].status === 'open') throw new BillingError(`invoice ${id} is still open (it collects this month's overage and is issued when the month is over)`);
+    if (rows[0].status === 'open')
+      throw new BillingError(
+        `invoice ${id} is still open (it collects this month's overage and is issued when the month is over)`,
+      );
     if (rows[0].status === 'paid') throw new BillingError(`invoice ${id} is already paid`);
     return { id, items_paid: await payItems(client, { invoiceId: id }, now, note) };
   });
 }
 
 /** A paid processor invoice pays the items it carried (items already paid are left alone). */
-export async function payProcessorItems(pool: pg.Pool, stripeItemIds: readonly string[], now: Date, note: string): Promise<number> {
+export async function payProcessorItems(
+  pool: pg.Pool,
+  stripeItemIds: readonly string[],
+  now: Date,
+  note: string,
+): Promise<number> {
   if (stripeItemIds.length === 0) return 0;
   return inTransaction(pool, (client) => payItems(client, { stripeItemIds }, now, note));
 }

@@ -6,7 +6,8 @@ import { paymentProvider } from './payments.js';
 export const packExpiryJob: Job = {
   name: 'pack_expiry',
   schedule: '0 0 * * *',
-  description: 'closes credit packs on their anniversary (daily, 00:00 UTC), with a ledger entry for the credits each had left',
+  description:
+    'closes credit packs on their anniversary (daily, 00:00 UTC), with a ledger entry for the credits each had left',
   atStartup: true,
   async run({ pool, asOf }) {
     const { rows } = await pool.query<{ expired: number }>('SELECT expire_packs(NULL, $1) AS expired', [asOf]);
@@ -17,7 +18,8 @@ export const packExpiryJob: Job = {
 export const overageBillingJob: Job = {
   name: 'overage_billing',
   schedule: '0 1 * * *',
-  description: 'bills each workspace\'s overage of every day before today as one invoice item (daily, 01:00 UTC; missed days caught up), issues invoices of past months',
+  description:
+    "bills each workspace's overage of every day before today as one invoice item (daily, 01:00 UTC; missed days caught up), issues invoices of past months",
   atStartup: true,
   async run({ pool, config, clock, asOf }) {
     const run = await billOverage(pool, asOf, clock.now());

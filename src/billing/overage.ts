@@ -46,7 +46,12 @@ async function openInvoice(client: pg.PoolClient, workspace: string, day: string
   if (open && open.period_start >= period) return open.id;
   if (open) await client.query(`UPDATE invoices SET status = 'issued', issued_at = $2 WHERE id = $1`, [open.id, now]);
   const id = `inv_${base62(20)}`;
-  await client.query(`INSERT INTO invoices (id, workspace_id, period_start, created_at) VALUES ($1, $2, $3, $4)`, [id, workspace, period, now]);
+  await client.query(`INSERT INTO invoices (id, workspace_id, period_start, created_at) VALUES ($1, $2, $3, $4)`, [
+    id,
+    workspace,
+    period,
+    now,
+  ]);
   return id;
 }
 
@@ -55,7 +60,12 @@ async function openInvoice(client: pg.PoolClient, workspace: string, day: string
  * (a cancelled workspace: through its cancellation day, everything it accrued; its open invoice is
  * then issued as the final one). Runs in the caller's transaction.
  */
-export async function billWorkspace(client: pg.PoolClient, workspace: string, untilDay: string, now: Date): Promise<{ items: BilledItem[]; finalInvoice: string | null }> {
+export async function billWorkspace(
+  client: pg.PoolClient,
+  workspace: string,
+  untilDay: string,
+  now: Date,
+): Promise<{ items: BilledItem[]; finalInvoice: string | null }> {
   const { rows } = await client.query<BillingState>(
     `SELECT overage_unbilled, overage_billed_through AS billed_through, (created_at AT TIME ZONE 'UTC')::date::text AS created_day,
        CASE WHEN subscription_status = 'cancelled' THEN (cancelled_at AT TIME ZONE 'UTC')::date::text END AS cancelled_day
@@ -102,7 +112,10 @@ export async function billWorkspace(client: pg.PoolClient, workspace: string, un
       items.push({ invoice_id: invoice, workspace_id: workspace, day, credits, amount_cents: amount });
     }
     const billed = items.reduce((n, i) => n + i.credits, 0);
-    await client.query('UPDATE workspaces SET overage_unbilled = overage_unbilled - $2, overage_billed_through = $3 WHERE id = $1', [workspace, billed, addDays(last, 1)]);
+    await client.query(
+      'UPDATE workspaces SET overage_unbilled = overage_unbilled - $2, overage_billed_through = $3 WHERE id = $1',
+      [workspace, billed, addDays(last, 1)],
+    );
   }
   let finalInvoice: string | null = null;
   if (cancelled) {
@@ -147,7 +160,11 @@ export async function billOverage(pool: pg.Pool, asOf: Date, now: Date): Promise
     [untilDay, now],
   );
   run.invoices_issued = issued.length;
-  await settleInvoices(pool, issued.map((i) => i.id), now);
+  await settleInvoices(
+    pool,
+    issued.map((i) => i.id),
+    now,
+  );
   return run;
 }
 
@@ -157,16 +174,34 @@ export async function billOverage(pool: pg.Pool, asOf: Date, now: Date): Promise
  * and each final invoice becomes an invoice there. Apart from the database transaction, so that a
  * slow processor never holds a workspace's row lock; an item that failed is sent on the next run.
  */
-export async function sendToProcessor(pool: pg.Pool, provider: PaymentProvider): Promise<{ items_sent: number; final_invoices_sent: number }> {
+export async function sendToProcessor(
+  pool: pg.Pool,
+  provider: PaymentProvider,
+): Promise<{ items_sent: number; final_invoices_sent: number }> {
   const invoicing = provider.invoicing;
   if (!invoicing) return { items_sent: 0, final_invoices_sent: 0 };
-  const { rows: items } = await pool.query<{ id: number; workspace_id: string; customer: string; day: string; credits: number; amount_cents: number }>(
+  const { rows: items } = await pool.query<{
+    id: number;
+    workspace_id: string;
+    customer: string;
+    day: string;
+    credits: number;
+    amount_cents: number;
+  }>(
     `SELECT i.id, i.workspace_id, w.stripe_customer_id AS customer, i.day::text, i.credits, i.amount_cents
      FROM invoice_items i JOIN workspaces w ON w.id = i.workspace_id
      WHERE i.stripe_invoice_item_id IS NULL AND i.paid_at IS NULL AND w.stripe_customer_id IS NOT NULL ORDER BY i.id`,
   );
   for (const item of items) {
-    const ref = await invoicing.addInvoiceItem({ id: item.id, workspaceId: item.workspace_id, customer: item.customer, day: item.day, credits: item.credits, amountCents: item.amount_cents, currency: CURRENCY });
+    const ref = await invoicing.addInvoiceItem({
+      id: item.id,
+      workspaceId: item.workspace_id,
+      customer: item.customer,
+      day: item.day,
+      credits: item.credits,
+      amountCents: item.amount_cents,
+      currency: CURRENCY,
+    });
     await pool.query('UPDATE invoice_items SET stripe_invoice_item_id = $2 WHERE id = $1', [item.id, ref]);
   }
   const { rows: finals } = await pool.query<{ id: string; workspace_id: string; customer: string }>(
@@ -198,8 +233,19 @@ async function settleInvoices(db: Db, ids: readonly string[], now: Date): Promis
  * the balance back up by the credits paid for. Items already paid are left alone; returns how many
  * were newly paid.
  */
-export async function payItems(client: pg.PoolClient, where: { invoiceId: string } | { stripeItemIds: readonly string[] }, now: Date, note: string): Promise<number> {
-  const { rows } = await client.query<{ id: number; workspace_id: string; day: string; credits: number; invoice_id: string }>(
+export async function payItems(
+  client: pg.PoolClient,
+  where: { invoiceId: string } | { stripeItemIds: readonly string[] },
+  now: Date,
+  note: string,
+): Promise<number> {
+  const { rows } = await client.query<{
+    id: number;
+    workspace_id: string;
+    day: string;
+    credits: number;
+    invoice_id: string;
+  }>(
     `UPDATE invoice_items SET paid_at = $2 WHERE paid_at IS NULL AND ${'invoiceId' in where ? 'invoice_id = $1' : 'stripe_invoice_item_id = ANY($1)'}
      RETURNING id, workspace_id, day::text, credits, invoice_id`,
     ['invoiceId' in where ? where.invoiceId : where.stripeItemIds, now],

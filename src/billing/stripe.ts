@@ -3,7 +3,13 @@
 // invoice items (Stripe puts them on the customer's next subscription invoice).
 import Stripe from 'stripe';
 import { PACK_TITLES } from './catalog.js';
-import { checkoutPageUrl, type CheckoutStart, type PaymentProvider, type ProcessorInvoiceItem, type ProcessorInvoicing } from './provider.js';
+import {
+  checkoutPageUrl,
+  type CheckoutStart,
+  type PaymentProvider,
+  type ProcessorInvoiceItem,
+  type ProcessorInvoicing,
+} from './provider.js';
 
 export interface StripeSettings {
   readonly secretKey: string;
@@ -39,7 +45,10 @@ export class StripePayments implements PaymentProvider, ProcessorInvoicing {
             price_data: {
               currency: c.currency,
               unit_amount: c.amountCents,
-              product_data: { name: `${PACK_TITLES[c.slug]} credit pack`, description: `${c.credits.toLocaleString('en-US')} API credits, valid 12 months` },
+              product_data: {
+                name: `${PACK_TITLES[c.slug]} credit pack`,
+                description: `${c.credits.toLocaleString('en-US')} API credits, valid 12 months`,
+              },
             },
           },
         ],
@@ -70,7 +79,12 @@ export class StripePayments implements PaymentProvider, ProcessorInvoicing {
         amount: item.amountCents,
         currency: item.currency,
         description: `API overage ${item.day}: ${item.credits.toLocaleString('en-US')} credits`,
-        metadata: { invoice_item_id: String(item.id), workspace_id: item.workspaceId, day: item.day, credits: String(item.credits) },
+        metadata: {
+          invoice_item_id: String(item.id),
+          workspace_id: item.workspaceId,
+          day: item.day,
+          credits: String(item.credits),
+        },
       },
       { idempotencyKey: `overage-item-${item.id}` },
     );
@@ -103,6 +117,8 @@ export class StripePayments implements PaymentProvider, ProcessorInvoicing {
     if (invoice.lines.has_more && invoice.id) {
       lines = await this.stripe.invoices.listLineItems(invoice.id, { limit: 100 }).autoPagingToArray({ limit: 10_000 });
     }
-    return lines.flatMap((l) => (l.parent?.invoice_item_details?.invoice_item ? [l.parent.invoice_item_details.invoice_item] : []));
+    return lines.flatMap((l) =>
+      l.parent?.invoice_item_details?.invoice_item ? [l.parent.invoice_item_details.invoice_item] : [],
+    );
   }
 }

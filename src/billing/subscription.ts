@@ -17,16 +17,25 @@ export interface Cancellation {
 export async function cancelSubscription(pool: pg.Pool, workspace: string, now: Date): Promise<Cancellation> {
   return inTransaction(pool, async (client) => {
     const w = await getWorkspace(client, workspace, true);
-    if (w.plan === 'free_trial') throw new BillingError(`workspace ${workspace} is on the free trial: there is no subscription to cancel`);
-    if (w.subscription_status === 'cancelled') throw new BillingError(`the subscription of workspace ${workspace} is already cancelled`);
-    await client.query(`UPDATE workspaces SET subscription_status = 'cancelled', cancelled_at = $2 WHERE id = $1`, [workspace, now]);
+    if (w.plan === 'free_trial')
+      throw new BillingError(`workspace ${workspace} is on the free trial: there is no subscription to cancel`);
+    if (w.subscription_status === 'cancelled')
+      throw new BillingError(`the subscription of workspace ${workspace} is already cancelled`);
+    await client.query(`UPDATE workspaces SET subscription_status = 'cancelled', cancelled_at = $2 WHERE id = $1`, [
+      workspace,
+      now,
+    ]);
     const { items, finalInvoice } = await billWorkspace(client, workspace, now.toISOString().slice(0, 10), now);
     return { workspace: await getWorkspace(client, workspace), items, final_invoice: finalInvoice };
   });
 }
 
 /** The workspace's customer at Stripe (null to forget it): where its overage is invoiced. */
-export async function setProcessorCustomer(pool: pg.Pool, workspace: string, customer: string | null): Promise<Workspace> {
+export async function setProcessorCustomer(
+  pool: pg.Pool,
+  workspace: string,
+  customer: string | null,
+): Promise<Workspace> {
   await getWorkspace(pool, workspace);
   await pool.query('UPDATE workspaces SET stripe_customer_id = $2 WHERE id = $1', [workspace, customer]);
   return getWorkspace(pool, workspace);

@@ -3,7 +3,10 @@ import { loadConfig, type Config } from '../config/index.js';
 import { openDatabase, type Database } from '../db/index.js';
 
 /** Runs `work` with the database open, closing it (and an embedded server this process started) after. */
-export async function withDatabase<T>(work: (db: Database, config: Config) => Promise<T>, config = loadConfig()): Promise<T> {
+export async function withDatabase<T>(
+  work: (db: Database, config: Config) => Promise<T>,
+  config = loadConfig(),
+): Promise<T> {
   const db = await openDatabase(config, { poolSize: 4 });
   try {
     return await work(db, config);

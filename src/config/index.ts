@@ -75,7 +75,12 @@ export interface Config {
   readonly apiKeyPepper: string;
   /** Fastify's `trustProxy`: false for none, true for any, a hop count as a function, or addresses/CIDRs. */
   readonly trustProxy: boolean | string | ((address: string, hop: number) => boolean);
-  readonly sample: { readonly entities: number; readonly seed: number; readonly days: number; readonly enabled: boolean };
+  readonly sample: {
+    readonly entities: number;
+    readonly seed: number;
+    readonly days: number;
+    readonly enabled: boolean;
+  };
   readonly schedulerEnabled: boolean;
   /**
    * Browser origins allowed to call /mcp (`*`: any). A request without `Origin` (every non-browser
@@ -105,15 +110,24 @@ export interface BillingConfig {
  */
 function billingConfig(e: z.infer<typeof EnvSchema>, production: boolean): BillingConfig {
   const provider = e.CHECKOUT_PROVIDER || (e.STRIPE_SECRET_KEY ? 'stripe' : 'local');
-  if (provider === 'stripe' && !e.STRIPE_SECRET_KEY) throw new Error('invalid configuration: CHECKOUT_PROVIDER=stripe needs STRIPE_SECRET_KEY');
-  if (provider === 'stripe' && !e.STRIPE_WEBHOOK_SECRET) throw new Error('invalid configuration: STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY');
+  if (provider === 'stripe' && !e.STRIPE_SECRET_KEY)
+    throw new Error('invalid configuration: CHECKOUT_PROVIDER=stripe needs STRIPE_SECRET_KEY');
+  if (provider === 'stripe' && !e.STRIPE_WEBHOOK_SECRET)
+    throw new Error('invalid configuration: STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY');
   if (production && !e.CHECKOUT_PROVIDER && provider === 'local') {
-    throw new Error('invalid configuration: in production set STRIPE_SECRET_KEY, or CHECKOUT_PROVIDER=local to sell packs without taking payment');
+    throw new Error(
+      'invalid configuration: in production set STRIPE_SECRET_KEY, or CHECKOUT_PROVIDER=local to sell packs without taking payment',
+    );
   }
   // An address to listen on everywhere is not one a browser can open.
   const host = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${host}:${e.PORT}`).replace(/\/+$/, '');
-  return { provider, stripeSecretKey: e.STRIPE_SECRET_KEY, stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET, publicBaseUrl };
+  return {
+    provider,
+    stripeSecretKey: e.STRIPE_SECRET_KEY,
+    stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
+    publicBaseUrl,
+  };
 }
 
 function parseTrustProxy(raw: string): Config['trustProxy'] {
@@ -129,12 +143,17 @@ function parseTrustProxy(raw: string): Config['trustProxy'] {
 
 /** A comma-separated list of origins (`https://app.example.com`), each normalized; `*` stands alone. */
 function parseOrigins(raw: string): string[] {
-  const entries = raw.split(',').map((v) => v.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   return entries.map((v) => {
     if (v === '*') return v;
     const url = URL.canParse(v) ? new URL(v) : null;
     if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username) {
-      throw new Error(`invalid configuration: MCP_ALLOWED_ORIGINS: ${JSON.stringify(v)} is not an origin such as https://app.example.com`);
+      throw new Error(
+        `invalid configuration: MCP_ALLOWED_ORIGINS: ${JSON.stringify(v)} is not an origin such as https://app.example.com`,
+      );
     }
     return url.origin;
   });
@@ -142,9 +161,13 @@ function parseOrigins(raw: string): string[] {
 
 function registrySource(e: z.infer<typeof EnvSchema>): RegistrySourceConfig | null {
   try {
-    return parseRegistrySource(e.REGISTRY_SOURCE, e.REGISTRY_SFTP_KEY_FILE ? path.resolve(e.REGISTRY_SFTP_KEY_FILE) : '', e.REGISTRY_SFTP_HOST_KEY);
+    return parseRegistrySource(
+      e.REGISTRY_SOURCE,
+      e.REGISTRY_SFTP_KEY_FILE ? path.resolve(e.REGISTRY_SFTP_KEY_FILE) : '',
+      e.REGISTRY_SFTP_HOST_KEY,
+    );
   } catch (err) {
-    throw new Error(`invalid configuration: ${(err as Error).message}`);
+    throw new Error(`invalid configuration: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -181,7 +204,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registrySource: registrySource(e),
     refreshRetrySeconds: e.REFRESH_RETRY_SECONDS,
   };
-  if (production && !config.databaseUrl) throw new Error('invalid configuration: DATABASE_URL is required in production');
-  if (production && !config.apiKeyPepper) throw new Error('invalid configuration: API_KEY_PEPPER is required in production');
+  if (production && !config.databaseUrl)
+    throw new Error('invalid configuration: DATABASE_URL is required in production');
+  if (production && !config.apiKeyPepper)
+    throw new Error('invalid configuration: API_KEY_PEPPER is required in production');
   return Object.freeze(config);
 }

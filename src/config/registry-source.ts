@@ -44,12 +44,18 @@ export function parseRegistrySource(raw: string, keyFile: string, hostKey: strin
   } catch {
     throw new Error('REGISTRY_SOURCE: not a valid URL (percent-encode @, : and / inside the user or password)');
   }
-  if (url.protocol !== 'sftp:') throw new Error(`REGISTRY_SOURCE: ${url.protocol}// is not supported (a directory or sftp://user:password@host[:port]/path)`);
+  if (url.protocol !== 'sftp:')
+    throw new Error(
+      `REGISTRY_SOURCE: ${url.protocol}// is not supported (a directory or sftp://user:password@host[:port]/path)`,
+    );
   if (!url.hostname) throw new Error('REGISTRY_SOURCE: the sftp URL has no host');
   if (!url.username) throw new Error('REGISTRY_SOURCE: the sftp URL has no user (sftp://user:password@host/path)');
-  if (!url.password && !keyFile) throw new Error('REGISTRY_SOURCE: the sftp URL has no password and REGISTRY_SFTP_KEY_FILE is not set');
+  if (!url.password && !keyFile)
+    throw new Error('REGISTRY_SOURCE: the sftp URL has no password and REGISTRY_SFTP_KEY_FILE is not set');
   if (hostKey && !/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(hostKey)) {
-    throw new Error('REGISTRY_SFTP_HOST_KEY: expected a SHA256 fingerprint as ssh-keygen -l prints it (SHA256: and 43 base64 characters)');
+    throw new Error(
+      'REGISTRY_SFTP_HOST_KEY: expected a SHA256 fingerprint as ssh-keygen -l prints it (SHA256: and 43 base64 characters)',
+    );
   }
   const root = decodeURIComponent(url.pathname).replace(/\/+$/, '');
   return {

@@ -97,7 +97,9 @@ export async function startEmbedded(
   const creds = await credentials(dataDir);
   const logFile = path.join(dataDir, `${opts.name ?? 'pg'}.log`);
   const log = (message: unknown): void => {
-    void appendFile(logFile, `${String(message instanceof Error ? message.stack : message).trimEnd()}\n`).catch(() => {});
+    void appendFile(logFile, `${String(message instanceof Error ? message.stack : message).trimEnd()}\n`).catch(
+      () => {},
+    );
   };
 
   const attached = await runningPort(pgDir);
@@ -125,7 +127,10 @@ export async function startEmbedded(
   try {
     await server.start();
   } catch (err) {
-    throw new Error(`embedded PostgreSQL did not start (see ${logFile})${err instanceof Error ? `: ${err.message}` : ''}`);
+    throw new Error(
+      `embedded PostgreSQL did not start (see ${logFile})${err instanceof Error ? `: ${err.message}` : ''}`,
+      { cause: err },
+    );
   }
   const adminUrl = urlFor(creds, port, 'postgres');
   await ensureDatabase(adminUrl, DATABASE);

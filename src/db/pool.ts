@@ -9,7 +9,12 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-export function createPool(url: string, max: number, applicationName = 'registry-lookup', statementTimeoutMs = 0): pg.Pool {
+export function createPool(
+  url: string,
+  max: number,
+  applicationName = 'registry-lookup',
+  statementTimeoutMs = 0,
+): pg.Pool {
   // An explicit search_path: the default "$user" would pick a schema named like the login role.
   // (Word expansion sets its own trigram thresholds, per query: src/search/terms.ts.)
   const options = `-c search_path=public -c statement_timeout=${Math.trunc(statementTimeoutMs)}`;

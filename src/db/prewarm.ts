@@ -11,13 +11,39 @@ import type pg from 'pg';
  * Missing names are skipped (a unit loads only its own tables).
  */
 export const HOT_RELATIONS = [
-  'entity_words', 'entity_words_pkey', 'entity_word_keys_idx', 'entity_counts', 'entity_counts_pkey',
-  'entities_name_words_idx', 'entities_name_norm_idx', 'entities_name_core_idx', 'entities_first_word_order_idx',
-  'entities_name_trgm_idx', 'entities_id_idx', 'entities', 'entity_postings_rank_idx',
-  'officer_words', 'officer_words_pkey', 'officer_word_keys_idx', 'officers_name_words_idx', 'officers_name_norm_cover_idx',
-  'officers_first_word_order_idx', 'officers_trgm_order_idx', 'officers_ref_idx',
-  'agent_words', 'agent_words_pkey', 'agent_word_keys_idx', 'agents', 'agents_pkey', 'agents_name_words_idx', 'agents_id_idx',
-  'address_words', 'address_words_pkey', 'address_word_keys_idx', 'entities_address_words_idx', 'entities_zip5_idx',
+  'entity_words',
+  'entity_words_pkey',
+  'entity_word_keys_idx',
+  'entity_counts',
+  'entity_counts_pkey',
+  'entities_name_words_idx',
+  'entities_name_norm_idx',
+  'entities_name_core_idx',
+  'entities_first_word_order_idx',
+  'entities_name_trgm_idx',
+  'entities_id_idx',
+  'entities',
+  'entity_postings_rank_idx',
+  'officer_words',
+  'officer_words_pkey',
+  'officer_word_keys_idx',
+  'officers_name_words_idx',
+  'officers_name_norm_cover_idx',
+  'officers_first_word_order_idx',
+  'officers_trgm_order_idx',
+  'officers_ref_idx',
+  'agent_words',
+  'agent_words_pkey',
+  'agent_word_keys_idx',
+  'agents',
+  'agents_pkey',
+  'agents_name_words_idx',
+  'agents_id_idx',
+  'address_words',
+  'address_words_pkey',
+  'address_word_keys_idx',
+  'entities_address_words_idx',
+  'entities_zip5_idx',
 ] as const;
 
 /** The share of the server's declared cache (effective_cache_size) a prewarm may fill. */
@@ -35,7 +61,12 @@ export interface PrewarmResult {
  * three quarters of the server's effective_cache_size); later ones that do not fit are skipped. Null
  * when the server has no pg_prewarm (the migration installs it where it can).
  */
-export async function prewarm(pool: pg.Pool, schema: string, relations: readonly string[], budget?: number): Promise<PrewarmResult | null> {
+export async function prewarm(
+  pool: pg.Pool,
+  schema: string,
+  relations: readonly string[],
+  budget?: number,
+): Promise<PrewarmResult | null> {
   const { rows: installed } = await pool.query(`SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'`);
   if (installed.length === 0) return null;
   // int8 arrives as a number (src/db/pool.ts).
@@ -45,7 +76,11 @@ export async function prewarm(pool: pg.Pool, schema: string, relations: readonly
   );
   const byName = new Map(sized.map((r) => [r.relname, r]));
   const cache = async (): Promise<number> =>
-    (await pool.query<{ n: number }>(`SELECT setting::bigint * 8192 AS n FROM pg_settings WHERE name = 'effective_cache_size'`)).rows[0]!.n;
+    (
+      await pool.query<{ n: number }>(
+        `SELECT setting::bigint * 8192 AS n FROM pg_settings WHERE name = 'effective_cache_size'`,
+      )
+    ).rows[0]!.n;
   const limit = budget ?? (await cache()) * CACHE_SHARE;
   let bytes = 0;
   const chosen: number[] = [];
@@ -79,6 +114,8 @@ export async function prewarmDataset(pool: pg.Pool, log: (line: string) => void)
     return null;
   }
   const cold = r.skipped.length ? `; left cold, over the cache budget: ${r.skipped.join(', ')}` : '';
-  log(`dataset: prewarmed ${r.relations} relations (${(r.bytes / 2 ** 30).toFixed(1)} GiB) in ${((Date.now() - started) / 1000).toFixed(1)} s${cold}`);
+  log(
+    `dataset: prewarmed ${r.relations} relations (${(r.bytes / 2 ** 30).toFixed(1)} GiB) in ${((Date.now() - started) / 1000).toFixed(1)} s${cold}`,
+  );
   return r;
 }

@@ -48,8 +48,11 @@ export async function runJob(job: Job, ctx: JobContext, trigger: Trigger): Promi
   const started = Date.now();
   const lock = await ctx.pool.connect();
   try {
-    const { rows } = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [lockKey(job.name)]);
-    if (!rows[0]?.ok) return { job: job.name, status: 'locked', as_of: ctx.asOf.toISOString(), counts: {}, error: null, elapsed_ms: 0 };
+    const { rows } = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [
+      lockKey(job.name),
+    ]);
+    if (!rows[0]?.ok)
+      return { job: job.name, status: 'locked', as_of: ctx.asOf.toISOString(), counts: {}, error: null, elapsed_ms: 0 };
     try {
       const { rows: run } = await ctx.pool.query<{ id: number }>(
         `INSERT INTO job_runs (job, trigger, as_of, started_at, status) VALUES ($1, $2, $3, clock_timestamp(), 'running') RETURNING id`,
@@ -58,13 +61,33 @@ export async function runJob(job: Job, ctx: JobContext, trigger: Trigger): Promi
       const id = run[0]!.id;
       try {
         const counts = await job.run({ ...ctx, runId: id });
-        await ctx.pool.query(`UPDATE job_runs SET status = 'succeeded', finished_at = clock_timestamp(), counts = $2 WHERE id = $1`, [id, counts]);
-        return { job: job.name, status: 'succeeded', as_of: ctx.asOf.toISOString(), counts, error: null, elapsed_ms: Date.now() - started };
+        await ctx.pool.query(
+          `UPDATE job_runs SET status = 'succeeded', finished_at = clock_timestamp(), counts = $2 WHERE id = $1`,
+          [id, counts],
+        );
+        return {
+          job: job.name,
+          status: 'succeeded',
+          as_of: ctx.asOf.toISOString(),
+          counts,
+          error: null,
+          elapsed_ms: Date.now() - started,
+        };
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        await ctx.pool.query(`UPDATE job_runs SET status = 'failed', finished_at = clock_timestamp(), error = $2 WHERE id = $1`, [id, message]);
+        await ctx.pool.query(
+          `UPDATE job_runs SET status = 'failed', finished_at = clock_timestamp(), error = $2 WHERE id = $1`,
+          [id, message],
+        );
         ctx.log(`job ${job.name} failed: ${message}`);
-        return { job: job.name, status: 'failed', as_of: ctx.asOf.toISOString(), counts: {}, error: message, elapsed_ms: Date.now() - started };
+        return {
+          job: job.name,
+          status: 'failed',
+          as_of: ctx.asOf.toISOString(),
+          counts: {},
+          error: message,
+          elapsed_ms: Date.now() - started,
+        };
       }
     } finally {
       await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey(job.name)]);

@@ -9,7 +9,12 @@ export interface Scheduler {
   stop(): Promise<void>;
 }
 
-export function startScheduler(jobs: readonly Job[], context: (asOf: Date) => JobContext, clock: Clock, log: (line: string) => void): Scheduler {
+export function startScheduler(
+  jobs: readonly Job[],
+  context: (asOf: Date) => JobContext,
+  clock: Clock,
+  log: (line: string) => void,
+): Scheduler {
   const running = new Set<Promise<unknown>>();
   // Failed runs in a row and the pending retry, per job with a retry policy.
   const failures = new Map<string, number>();
@@ -21,7 +26,10 @@ export function startScheduler(jobs: readonly Job[], context: (asOf: Date) => Jo
     if (!job.retryDelayMs || stopped) return;
     const delay = job.retryDelayMs(n);
     clearTimeout(retries.get(job.name));
-    retries.set(job.name, setTimeout(() => launch(job, 'retry'), delay));
+    retries.set(
+      job.name,
+      setTimeout(() => launch(job, 'retry'), delay),
+    );
     log(`job ${job.name}: retrying in ${Math.round(delay / 60_000)} min (failure ${n} in a row)`);
   };
   const launch = (job: Job, trigger: 'schedule' | 'startup' | 'retry'): void => {
@@ -44,7 +52,9 @@ export function startScheduler(jobs: readonly Job[], context: (asOf: Date) => Jo
     running.add(p);
   };
   // protect: a run still going when its next time comes is not started twice in this process.
-  const crons = jobs.map((job) => new Cron(job.schedule, { timezone: 'UTC', protect: true }, () => launch(job, 'schedule')));
+  const crons = jobs.map(
+    (job) => new Cron(job.schedule, { timezone: 'UTC', protect: true }, () => launch(job, 'schedule')),
+  );
   for (const job of jobs) if (job.atStartup) launch(job, 'startup');
   return {
     async stop() {

@@ -27,18 +27,30 @@ export class FailOpenLimiter implements RateLimiter {
   ) {}
 
   hit(key: string, limit: number): Promise<RateDecision> {
-    return this.guard(() => this.store.hit(key, limit), (now) => decision(limit, true, 1, now, now), key);
+    return this.guard(
+      () => this.store.hit(key, limit),
+      (now) => decision(limit, true, 1, now, now),
+      key,
+    );
   }
 
   peek(key: string, limit: number): Promise<RateDecision> {
-    return this.guard(() => this.store.peek(key, limit), (now) => decision(limit, true, 0, now, now), key);
+    return this.guard(
+      () => this.store.peek(key, limit),
+      (now) => decision(limit, true, 0, now, now),
+      key,
+    );
   }
 
   close(): Promise<void> {
     return this.store.close();
   }
 
-  private guard(ask: () => Promise<RateDecision>, fallback: (now: number) => RateDecision, key: string): Promise<RateDecision> {
+  private guard(
+    ask: () => Promise<RateDecision>,
+    fallback: (now: number) => RateDecision,
+    key: string,
+  ): Promise<RateDecision> {
     return new Promise((resolve) => {
       let settled = false;
       const fail = (reason: FailureReason, err?: unknown): void => {
@@ -75,7 +87,12 @@ export class FailOpenLimiter implements RateLimiter {
       this.unlogged++;
       return;
     }
-    const fields: Record<string, unknown> = { reason, key, timeout_ms: this.opts.timeoutMs, failures_not_logged: this.unlogged };
+    const fields: Record<string, unknown> = {
+      reason,
+      key,
+      timeout_ms: this.opts.timeoutMs,
+      failures_not_logged: this.unlogged,
+    };
     if (err !== undefined) fields.err = err;
     this.opts.warn(fields, 'rate-limit store failed; request let through (fail open)');
     this.lastLog = now;

@@ -36,13 +36,19 @@ export async function createRateLimiter(ctx: LimiterContext): Promise<RateLimite
     clock,
     onConnectionError: connectionLog(ctx),
   });
-  if (!(await redis.ready(config.rateLimitTimeoutMs))) ctx.warn({ timeout_ms: config.rateLimitTimeoutMs }, 'Redis is not ready; rate limits fail open until it is');
+  if (!(await redis.ready(config.rateLimitTimeoutMs)))
+    ctx.warn({ timeout_ms: config.rateLimitTimeoutMs }, 'Redis is not ready; rate limits fail open until it is');
   return failOpen(redis, ctx);
 }
 
 /** Wraps a store in the fail-open guard of the configured time-out. */
 export const failOpen = (store: RateLimiter, ctx: LimiterContext): RateLimiter =>
-  new FailOpenLimiter(store, { timeoutMs: ctx.config.rateLimitTimeoutMs, clock: ctx.clock, count: ctx.countFailure, warn: ctx.warn });
+  new FailOpenLimiter(store, {
+    timeoutMs: ctx.config.rateLimitTimeoutMs,
+    clock: ctx.clock,
+    count: ctx.countFailure,
+    warn: ctx.warn,
+  });
 
 /** Redis connection errors repeat at every reconnection attempt: one log line per message and minute. */
 function connectionLog(ctx: LimiterContext): (err: Error) => void {

@@ -64,7 +64,9 @@ export class MemoryRateLimiter implements RateLimiter {
     const now = this.now();
     const log = this.logs.get(key);
     log?.expire(now - WINDOW_MS);
-    return log && log.size > 0 ? decision(limit, log.size < limit, log.size, log.at(0), now) : decision(limit, true, 0, now, now);
+    return log && log.size > 0
+      ? decision(limit, log.size < limit, log.size, log.at(0), now)
+      : decision(limit, true, 0, now, now);
   }
 
   async close(): Promise<void> {

@@ -36,7 +36,14 @@ return { redis.call('ZCOUNT', KEYS[1], after, '+inf'), first[2] or ARGV[1] }
 `;
 
 interface WindowScripts {
-  rateHit(key: string, now: string, cutoff: string, limit: string, member: string, windowMs: string): Promise<[number, number, string]>;
+  rateHit(
+    key: string,
+    now: string,
+    cutoff: string,
+    limit: string,
+    member: string,
+    windowMs: string,
+  ): Promise<[number, number, string]>;
   ratePeek(key: string, now: string, cutoff: string): Promise<[number, string]>;
 }
 
@@ -95,7 +102,14 @@ export class RedisRateLimiter implements RateLimiter {
   async hit(key: string, limit: number): Promise<RateDecision> {
     const now = this.clock.now().getTime();
     const member = `${now}:${this.instance}:${(this.seq = (this.seq + 1) % Number.MAX_SAFE_INTEGER)}`;
-    const [accepted, count, oldest] = await this.redis.rateHit(key, String(now), String(now - WINDOW_MS), String(limit), member, String(WINDOW_MS));
+    const [accepted, count, oldest] = await this.redis.rateHit(
+      key,
+      String(now),
+      String(now - WINDOW_MS),
+      String(limit),
+      member,
+      String(WINDOW_MS),
+    );
     return decision(limit, accepted === 1, count, Number(oldest), now);
   }
 

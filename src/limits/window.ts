@@ -27,7 +27,13 @@ export interface RateLimiter {
  * The decision for a window holding `count` accepted requests (this one included when accepted),
  * the oldest at `oldestMs`. The reset is when the oldest leaves: the moment a slot frees up.
  */
-export function decision(limit: number, allowed: boolean, count: number, oldestMs: number, nowMs: number): RateDecision {
+export function decision(
+  limit: number,
+  allowed: boolean,
+  count: number,
+  oldestMs: number,
+  nowMs: number,
+): RateDecision {
   const resetMs = count > 0 ? oldestMs + WINDOW_MS : nowMs;
   return {
     allowed,

@@ -13,7 +13,11 @@ export interface ZipCounty {
   zip_type: string;
 }
 
-export const ZIP_COUNTIES: readonly ZipCounty[] = parse(readFileSync(zipCountyCsv), { columns: true, skip_empty_lines: true, trim: true });
+export const ZIP_COUNTIES: readonly ZipCounty[] = parse(readFileSync(zipCountyCsv), {
+  columns: true,
+  skip_empty_lines: true,
+  trim: true,
+});
 
 /** The 67 county names as the table spells them (`Miami-Dade`, `St. Johns`). */
 export const COUNTIES: readonly string[] = [...new Set(ZIP_COUNTIES.map((z) => z.county))].sort();

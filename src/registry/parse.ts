@@ -87,7 +87,14 @@ export interface EventRecord {
   readonly entityName: string;
 }
 
-type AddressFields = { addr1: { start: number; len: number }; addr2: { start: number; len: number }; city: { start: number; len: number }; state: { start: number; len: number }; zip: { start: number; len: number }; country?: { start: number; len: number } };
+type AddressFields = {
+  addr1: { start: number; len: number };
+  addr2: { start: number; len: number };
+  city: { start: number; len: number };
+  state: { start: number; len: number };
+  zip: { start: number; len: number };
+  country?: { start: number; len: number };
+};
 
 function address(line: Buffer, f: AddressFields): Address {
   const zip = field(line, f.zip);
@@ -136,7 +143,8 @@ function requireLength(line: Buffer, min: number, max: number, what: string): vo
 export function parseCorporate(line: Buffer): CorporateRecord {
   requireLength(line, CORPORATE_MIN_BYTES, CORPORATE_RECORD_BYTES, 'corporate');
   const documentNumber = field(line, C.documentNumber).toUpperCase();
-  if (!/^[A-Z0-9]+$/.test(documentNumber)) throw new MalformedRecord(`document number ${JSON.stringify(documentNumber)} is not alphanumeric`);
+  if (!/^[A-Z0-9]+$/.test(documentNumber))
+    throw new MalformedRecord(`document number ${JSON.stringify(documentNumber)} is not alphanumeric`);
 
   const annualReports: AnnualReport[] = [];
   C.annualReports.forEach((ar, i) => {
@@ -162,7 +170,8 @@ export function parseCorporate(line: Buffer): CorporateRecord {
   for (let slot = 1; slot <= OFFICER_SLOTS; slot++) {
     const base = officerSlotStart(slot);
     const officerName = name(line, base + O.name.start, field(line, O.nameType, base).toUpperCase());
-    if (officerName.display) officers.push({ slot, title: field(line, O.title, base).toUpperCase(), name: officerName });
+    if (officerName.display)
+      officers.push({ slot, title: field(line, O.title, base).toUpperCase(), name: officerName });
   }
 
   return {
@@ -186,7 +195,8 @@ export function parseCorporate(line: Buffer): CorporateRecord {
 export function parseEvent(line: Buffer): EventRecord {
   requireLength(line, EVENT_RECORD_BYTES, EVENT_RECORD_BYTES, 'event');
   const documentNumber = field(line, E.documentNumber).toUpperCase();
-  if (!/^[A-Z0-9]+$/.test(documentNumber)) throw new MalformedRecord(`document number ${JSON.stringify(documentNumber)} is not alphanumeric`);
+  if (!/^[A-Z0-9]+$/.test(documentNumber))
+    throw new MalformedRecord(`document number ${JSON.stringify(documentNumber)} is not alphanumeric`);
   const seq = field(line, E.sequence);
   if (!/^\d+$/.test(seq)) throw new MalformedRecord(`event sequence ${JSON.stringify(seq)} is not a number`);
   return {
@@ -196,7 +206,10 @@ export function parseEvent(line: Buffer): EventRecord {
     description: words(line, E.description),
     effectiveDate: date(line, E.effectiveDate, 'effective date'),
     filedDate: date(line, E.filedDate, 'filed date'),
-    notes: E.notes.map((n) => words(line, n)).filter((n) => n !== '').join(' '),
+    notes: E.notes
+      .map((n) => words(line, n))
+      .filter((n) => n !== '')
+      .join(' '),
     mergerNumber: field(line, E.mergerNumber),
     entityName: words(line, E.entityName),
   };

@@ -23,7 +23,12 @@ export async function seedSample(
   const dir = path.join(config.dataDir, 'sample');
   if (!existsSync(path.join(dir, 'cordata.zip'))) {
     opts.log(`generating a sample dataset of ${config.sample.entities} entities in ${dir}`);
-    await generateDataset({ entities: config.sample.entities, outDir: dir, seed: config.sample.seed, days: config.sample.days });
+    await generateDataset({
+      entities: config.sample.entities,
+      outDir: dir,
+      seed: config.sample.seed,
+      days: config.sample.days,
+    });
   }
   opts.log('importing the sample dataset through the importer');
   return importFiles(pool, [dir], { log: opts.log, ...(opts.progress ? { progress: opts.progress } : {}) });

@@ -33,7 +33,11 @@ async function hits(pool: pg.Pool, ids: number[]): Promise<AddressHit[]> {
   return rows;
 }
 
-export async function searchAddresses(pool: pg.Pool, ctx: SearchContext, q: PageRequest & { query: string }): Promise<Page<AddressHit>> {
+export async function searchAddresses(
+  pool: pg.Pool,
+  ctx: SearchContext,
+  q: PageRequest & { query: string },
+): Promise<Page<AddressHit>> {
   const sql = new Sql();
   const zip = ZIP.exec(q.query.trim());
   const key = addressKey(q.query);
@@ -63,7 +67,13 @@ export async function searchAddresses(pool: pg.Pool, ctx: SearchContext, q: Page
         [...params, q.offset, q.limit],
       ),
     ]);
-    return { hits: await hits(pool, rows.map((x) => x.id)), total };
+    return {
+      hits: await hits(
+        pool,
+        rows.map((x) => x.id),
+      ),
+      total,
+    };
   }
   const ids = await rankedPage(
     pool,

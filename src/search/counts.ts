@@ -66,7 +66,10 @@ export class Total {
 
 /** The rows of `from` (a table and its alias) for which `condition` holds. */
 export async function countRows(pool: pg.Pool, from: string, condition: string, values: unknown[]): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${from} WHERE ${condition}`, values);
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*)::bigint AS n FROM ${from} WHERE ${condition}`,
+    values,
+  );
   return rows[0]!.n;
 }
 
@@ -86,7 +89,10 @@ const dec31 = (y: number): string => `${String(y).padStart(4, '0')}-12-31`;
 const yearOf = (d: string): number => Number(d.slice(0, 4));
 
 /** The whole years inside [after, before] and the partial date ranges at its ends. */
-export function splitYears(after: string | undefined, before: string | undefined): { years: [number, number] | null; ranges: Array<[string, string]> } {
+export function splitYears(
+  after: string | undefined,
+  before: string | undefined,
+): { years: [number, number] | null; ranges: Array<[string, string]> } {
   if (after === undefined && before === undefined) return { years: null, ranges: [] };
   const a = after ?? '0001-01-01';
   const b = before ?? '9999-12-31';
@@ -114,8 +120,17 @@ const filterConditions = (sql: Sql, c: CountFilters, prefix: string): string[] =
 ];
 
 /** The precomputed counts of `slices` summed, with the filters' statuses and types, over the whole years `years` (null: all). */
-export function countsSum(sql: Sql, slices: readonly string[], c: CountFilters, years: [number, number] | null): string {
-  const where = [`slice = ANY(${sql.p(slices)}::text[])`, ...filterConditions(sql, c, ''), ...(years ? [`filing_year BETWEEN ${sql.p(years[0])} AND ${sql.p(years[1])}`] : [])];
+export function countsSum(
+  sql: Sql,
+  slices: readonly string[],
+  c: CountFilters,
+  years: [number, number] | null,
+): string {
+  const where = [
+    `slice = ANY(${sql.p(slices)}::text[])`,
+    ...filterConditions(sql, c, ''),
+    ...(years ? [`filing_year BETWEEN ${sql.p(years[0])} AND ${sql.p(years[1])}`] : []),
+  ];
   return `(SELECT coalesce(sum(n), 0) FROM registry.entity_counts WHERE ${where.join(' AND ')})`;
 }
 

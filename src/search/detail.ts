@@ -13,20 +13,43 @@ interface Row {
   filing_date: string | null;
   fei: string | null;
   state_of_formation: string | null;
-  p_addr1: string | null; p_addr2: string | null; p_city: string | null; p_state: string | null; p_zip5: string | null; p_zip4: string | null; p_zip: string | null; p_country: string | null;
-  m_addr1: string | null; m_addr2: string | null; m_city: string | null; m_state: string | null; m_zip: string | null; m_country: string | null;
+  p_addr1: string | null;
+  p_addr2: string | null;
+  p_city: string | null;
+  p_state: string | null;
+  p_zip5: string | null;
+  p_zip4: string | null;
+  p_zip: string | null;
+  p_country: string | null;
+  m_addr1: string | null;
+  m_addr2: string | null;
+  m_city: string | null;
+  m_state: string | null;
+  m_zip: string | null;
+  m_country: string | null;
   annual_reports: Array<{ year: number; filed_date: string | null }>;
-  agent_name: string | null; agent_addr: string | null; agent_city: string | null; agent_state: string | null; agent_zip: string | null;
+  agent_name: string | null;
+  agent_addr: string | null;
+  agent_city: string | null;
+  agent_state: string | null;
+  agent_zip: string | null;
   inactivation: string | null;
   officers: Array<{ slot: number; title: string; name: string }>;
-  filings: Array<{ event_type: string; event_date: string | null; document_number: string; description: string | null }>;
+  filings: Array<{
+    event_type: string;
+    event_date: string | null;
+    document_number: string;
+    description: string | null;
+  }>;
   event_count: number;
   last_event_date: string | null;
   last_import_at: string | null;
 }
 
 const US_STATES = new Set(
-  'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR VI GU AS MP'.split(' '),
+  'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR VI GU AS MP'.split(
+    ' ',
+  ),
 );
 
 /** A ZIP shown as ZIP5 or ZIP+4 when it reads as one, else as the registry wrote it. */
@@ -34,9 +57,17 @@ const postalCode = (zip5: string | null, zip4: string | null, raw: string | null
   zip5 ? (zip4 ? `${zip5}-${zip4}` : zip5) : raw;
 
 /** The agent's 9-digit ZIP as ZIP+4. */
-const agentZip = (raw: string | null): string | null => (raw && /^\d{9}$/.test(raw) ? `${raw.slice(0, 5)}-${raw.slice(5)}` : raw);
+const agentZip = (raw: string | null): string | null =>
+  raw && /^\d{9}$/.test(raw) ? `${raw.slice(0, 5)}-${raw.slice(5)}` : raw;
 
-function address(a: { line1: string | null; line2: string | null; city: string | null; state: string | null; postal_code: string | null; country: string | null }) {
+function address(a: {
+  line1: string | null;
+  line2: string | null;
+  city: string | null;
+  state: string | null;
+  postal_code: string | null;
+  country: string | null;
+}) {
   if (!a.line1 && !a.line2 && !a.city && !a.state && !a.postal_code) return null;
   // decisions.md: a blank country is the US where the state is a US state.
   const country = a.country ?? (a.state && US_STATES.has(a.state) ? 'US' : null);
@@ -74,7 +105,13 @@ export async function entityDetail(pool: pg.Pool, documentNumber: string) {
     document_number: r.document_number,
     entity_name: r.name,
     status: active ? 'active' : inactive ? 'inactive' : r.status ? r.status.toLowerCase() : null,
-    status_label: active ? 'Active' : inactive ? (r.inactivation ? `Inactive - ${r.inactivation}` : 'Inactive') : r.status || 'Unknown',
+    status_label: active
+      ? 'Active'
+      : inactive
+        ? r.inactivation
+          ? `Inactive - ${r.inactivation}`
+          : 'Inactive'
+        : r.status || 'Unknown',
     entity_type: r.entity_type || null,
     entity_type_label: ENTITY_TYPES[r.entity_type] ?? (r.entity_type || 'Unknown'),
     filing_date: r.filing_date,
@@ -85,14 +122,28 @@ export async function entityDetail(pool: pg.Pool, documentNumber: string) {
     has_more_events: r.filings.length > RECENT_FILINGS,
     annual_reports: r.annual_reports.flatMap((a) => (a.filed_date ? [{ year: a.year, filed_date: a.filed_date }] : [])),
     principal_address: address({
-      line1: r.p_addr1, line2: r.p_addr2, city: r.p_city, state: r.p_state ?? (r.p_addr1 || r.p_city ? 'FL' : null),
-      postal_code: postalCode(r.p_zip5, r.p_zip4, r.p_zip), country: r.p_country,
+      line1: r.p_addr1,
+      line2: r.p_addr2,
+      city: r.p_city,
+      state: r.p_state ?? (r.p_addr1 || r.p_city ? 'FL' : null),
+      postal_code: postalCode(r.p_zip5, r.p_zip4, r.p_zip),
+      country: r.p_country,
     }),
-    mailing_address: address({ line1: r.m_addr1, line2: r.m_addr2, city: r.m_city, state: r.m_state, postal_code: r.m_zip, country: r.m_country }),
+    mailing_address: address({
+      line1: r.m_addr1,
+      line2: r.m_addr2,
+      city: r.m_city,
+      state: r.m_state,
+      postal_code: r.m_zip,
+      country: r.m_country,
+    }),
     registered_agent: r.agent_name
       ? {
           name: r.agent_name,
-          address: r.agent_addr || r.agent_city ? { line1: r.agent_addr, city: r.agent_city, state: r.agent_state, postal_code: agentZip(r.agent_zip) } : null,
+          address:
+            r.agent_addr || r.agent_city
+              ? { line1: r.agent_addr, city: r.agent_city, state: r.agent_state, postal_code: agentZip(r.agent_zip) }
+              : null,
         }
       : null,
     officers: r.officers.map((o) => ({ slot: o.slot, title: o.title || null, name: o.name, address: null })),

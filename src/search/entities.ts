@@ -13,7 +13,14 @@ import { addedUpSql, addsUp, countTerm, expandWords, matchBound, termsMatch, typ
 
 export const STATUS_VALUES = ['active', 'inactive', 'a', 'i', 'd', 'r', 'w', 'm', 'n', 'p', 'x'] as const;
 export const SORTS = ['relevance', 'name_asc', 'name_desc', 'date_newest', 'date_oldest'] as const;
-export const FACETS = ['status', 'entity_type', 'principal_city', 'principal_state', 'filing_year', 'state_of_formation'] as const;
+export const FACETS = [
+  'status',
+  'entity_type',
+  'principal_city',
+  'principal_state',
+  'filing_year',
+  'state_of_formation',
+] as const;
 
 export type StatusValue = (typeof STATUS_VALUES)[number];
 export type Facet = (typeof FACETS)[number];
@@ -77,7 +84,11 @@ const FACET_EXPR: Record<Facet, string> = {
 };
 
 /** What the name asks for: nothing, a 1-2 character prefix, or words. */
-type NameMatch = { kind: 'none' } | { kind: 'empty' } | { kind: 'prefix'; norm: string; core: string } | { kind: 'words'; norm: string; core: string; terms: Term[] };
+type NameMatch =
+  | { kind: 'none' }
+  | { kind: 'empty' }
+  | { kind: 'prefix'; norm: string; core: string }
+  | { kind: 'words'; norm: string; core: string; terms: Term[] };
 
 const NO_NAME: NameMatch = { kind: 'none' };
 
@@ -119,7 +130,11 @@ function statusCondition(sql: Sql, values: readonly StatusValue[], named: boolea
 
 /** The order a page is in: relevance with a name, else newest first, unless the query sorts otherwise. */
 const sortOf = (q: EntitySearch, name: NameMatch): NonNullable<EntitySearch['sort']> =>
-  q.sort === undefined || q.sort === 'relevance' ? (name.kind === 'prefix' || name.kind === 'words' ? 'relevance' : 'date_newest') : q.sort;
+  q.sort === undefined || q.sort === 'relevance'
+    ? name.kind === 'prefix' || name.kind === 'words'
+      ? 'relevance'
+      : 'date_newest'
+    : q.sort;
 
 /** The rows each filing year (-1: undated) holds of a listing's status, of its type, and of both. */
 export interface YearRows {
@@ -139,7 +154,9 @@ export interface YearRows {
  * index, so the walk tests it on index entries.
  */
 export function dateWalkFilter(years: readonly YearRows[], ascending: boolean, rows: number): 'status' | 'entity_type' {
-  const order = [...years].sort((a, b) => (a.year === -1 ? 1 : b.year === -1 ? -1 : ascending ? a.year - b.year : b.year - a.year));
+  const order = [...years].sort((a, b) =>
+    a.year === -1 ? 1 : b.year === -1 ? -1 : ascending ? a.year - b.year : b.year - a.year,
+  );
   const read = (side: 'status' | 'type'): number => {
     let passed = 0;
     let found = 0;
@@ -158,13 +175,26 @@ export function dateWalkFilter(years: readonly YearRows[], ascending: boolean, r
  * date and read off a sort index (as many matches as `sortAllBelow` or more): the filter whose index
  * it walks (see dateWalkFilter), by the precomputed counts. Null for any other query.
  */
-async function dateWalk(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, name: NameMatch): Promise<'status' | 'entity_type' | null> {
+async function dateWalk(
+  pool: pg.Pool,
+  ctx: SearchContext,
+  q: EntitySearch,
+  name: NameMatch,
+): Promise<'status' | 'entity_type' | null> {
   const sort = sortOf(q, name);
   const filters = countedFilters(q);
   const letters = q.status?.length ? [...statusLetters(q.status)] : [];
-  if (name.kind !== 'none' || q.principal_city !== undefined || (sort !== 'date_newest' && sort !== 'date_oldest') || !filters) return null;
+  if (
+    name.kind !== 'none' ||
+    q.principal_city !== undefined ||
+    (sort !== 'date_newest' && sort !== 'date_oldest') ||
+    !filters
+  )
+    return null;
   if (letters.length !== 1 || q.entity_type?.length !== 1) return null;
-  const matches = await ctx.counts.get(cacheKey(ctx, q, NO_NAME, 'total'), () => countSlice(pool, slicedCount(q, NO_NAME)!));
+  const matches = await ctx.counts.get(cacheKey(ctx, q, NO_NAME, 'total'), () =>
+    countSlice(pool, slicedCount(q, NO_NAME)!),
+  );
   if (matches < ctx.sortAllBelow) return null;
   const years = q.filed_after || q.filed_before ? 'filing_year BETWEEN $3 AND $4' : 'true';
   const { rows } = await pool.query<YearRows>(
@@ -172,13 +202,24 @@ async function dateWalk(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, name
             coalesce(sum(n) FILTER (WHERE entity_type = $2), 0)::float8 AS type,
             coalesce(sum(n) FILTER (WHERE status = $1 AND entity_type = $2), 0)::float8 AS both
      FROM registry.entity_counts WHERE slice = '' AND (status = $1 OR entity_type = $2) AND ${years} GROUP BY 1`,
-    [letters[0]!.toUpperCase(), q.entity_type[0], ...(years === 'true' ? [] : [Number(q.filed_after?.slice(0, 4) ?? 0), Number(q.filed_before?.slice(0, 4) ?? 9999)])],
+    [
+      letters[0]!.toUpperCase(),
+      q.entity_type[0],
+      ...(years === 'true'
+        ? []
+        : [Number(q.filed_after?.slice(0, 4) ?? 0), Number(q.filed_before?.slice(0, 4) ?? 9999)]),
+    ],
   );
   return dateWalkFilter(rows, sort === 'date_oldest', q.offset + q.limit);
 }
 
 /** The conditions of status, type and filing dates, on the rows a name finds when `named` (see filterColumn). */
-function rowFilters(sql: Sql, q: EntitySearch, named: boolean, walked: 'status' | 'entity_type' | null = null): string[] {
+function rowFilters(
+  sql: Sql,
+  q: EntitySearch,
+  named: boolean,
+  walked: 'status' | 'entity_type' | null = null,
+): string[] {
   const where: string[] = [];
   // A listing walking one filter's date index tests the other on its rows (see dateWalk).
   if (q.status?.length) where.push(statusCondition(sql, q.status, named || walked === 'entity_type'));
@@ -187,11 +228,18 @@ function rowFilters(sql: Sql, q: EntitySearch, named: boolean, walked: 'status' 
   if (q.entity_type?.length === 1) where.push(`${type} = ${sql.p(q.entity_type[0])}`);
   else if (q.entity_type?.length) where.push(`${type} = ANY(${sql.p(q.entity_type)}::text[])`);
   if (q.filed_after !== undefined) where.push(`${filterColumn('filing_date', named)} >= ${sql.p(q.filed_after)}::date`);
-  if (q.filed_before !== undefined) where.push(`${filterColumn('filing_date', named)} <= ${sql.p(q.filed_before)}::date`);
+  if (q.filed_before !== undefined)
+    where.push(`${filterColumn('filing_date', named)} <= ${sql.p(q.filed_before)}::date`);
   return where;
 }
 
-async function conditions(pool: pg.Pool, sql: Sql, q: EntitySearch, name: NameMatch, walked: 'status' | 'entity_type' | null): Promise<string[]> {
+async function conditions(
+  pool: pg.Pool,
+  sql: Sql,
+  q: EntitySearch,
+  name: NameMatch,
+  walked: 'status' | 'entity_type' | null,
+): Promise<string[]> {
   const where: string[] = [];
   if (name.kind === 'empty') where.push('false');
   if (name.kind === 'prefix') where.push(`e.name_core LIKE ${sql.p(name.core)} || '%'`);
@@ -204,14 +252,20 @@ async function conditions(pool: pg.Pool, sql: Sql, q: EntitySearch, name: NameMa
     where.push(
       city === null
         ? termsMatch(sql, 'e.name_words', name.terms)
-        : termsMatch(sql, 'registry.city_words(e.principal_city, e.name_words)', name.terms, (words) => `registry.city_words(${city}, ${words}::text[])`),
+        : termsMatch(
+            sql,
+            'registry.city_words(e.principal_city, e.name_words)',
+            name.terms,
+            (words) => `registry.city_words(${city}, ${words}::text[])`,
+          ),
     );
   }
   const named = name.kind === 'prefix' || name.kind === 'words';
   where.push(...rowFilters(sql, q, named, walked));
   // Every entity here is on the Florida registry.
   if (q.state !== undefined && q.state !== 'FL') where.push('false');
-  if (city !== null) where.push(`${cityWords ? `(upper(e.principal_city) || '')` : 'upper(e.principal_city)'} = upper(${city})`);
+  if (city !== null)
+    where.push(`${cityWords ? `(upper(e.principal_city) || '')` : 'upper(e.principal_city)'} = upper(${city})`);
   if (q.principal_state !== undefined) where.push(`coalesce(e.principal_state, 'FL') = ${sql.p(q.principal_state)}`);
   if (q.doc_number_prefix !== undefined) {
     where.push(`e.document_number LIKE ${sql.p(q.doc_number_prefix.toUpperCase().replace(/[\\%_]/g, '\\$&'))} || '%'`);
@@ -232,7 +286,13 @@ async function conditions(pool: pg.Pool, sql: Sql, q: EntitySearch, name: NameMa
  * type and filing dates: the ones the precomputed counts and the ranked postings hold. Null otherwise.
  */
 function countedFilters(q: EntitySearch): Omit<SliceCount, 'slice' | 'predicate'> | null {
-  if (q.doc_number_prefix !== undefined || q.officer_name !== undefined || q.ra_name !== undefined || q.principal_state !== undefined) return null;
+  if (
+    q.doc_number_prefix !== undefined ||
+    q.officer_name !== undefined ||
+    q.ra_name !== undefined ||
+    q.principal_state !== undefined
+  )
+    return null;
   if (q.state !== undefined && q.state !== 'FL') return null;
   const letters = q.status?.length ? statusLetters(q.status) : null;
   if (letters && [...letters].some((l) => l !== 'a' && l !== 'i')) return null;
@@ -250,12 +310,16 @@ function slicedCount(q: EntitySearch, name: NameMatch): SliceCount | null {
   if (!base) return null;
   const city = q.principal_city?.toUpperCase();
   const inCity = (sql: Sql): string => `upper(e.principal_city) = ${sql.p(city)}`;
-  if (name.kind === 'none') return city ? { slice: `c:${city}`, predicate: inCity, ...base } : { slice: '', predicate: () => 'true', ...base };
+  if (name.kind === 'none')
+    return city ? { slice: `c:${city}`, predicate: inCity, ...base } : { slice: '', predicate: () => 'true', ...base };
   const named: SliceCount | null =
     name.kind === 'prefix'
       ? { slice: `p:${name.core}`, predicate: (sql) => `e.name_core LIKE ${sql.p(name.core)} || '%'` }
       : name.kind === 'words' && name.terms.length === 1 && name.terms[0]!.frequent
-        ? { slice: `w:${name.terms[0]!.word}`, predicate: (sql) => `e.name_words && ARRAY[${sql.p(name.terms[0]!.word)}::text]` }
+        ? {
+            slice: `w:${name.terms[0]!.word}`,
+            predicate: (sql) => `e.name_words && ARRAY[${sql.p(name.terms[0]!.word)}::text]`,
+          }
         : null;
   if (!named || city === undefined) return named && { ...named, ...base };
   // Within a city the slices are counted without status, type or dates (see citySlicesSql).
@@ -298,7 +362,8 @@ function postingSlice(name: NameMatch, q: EntitySearch, filtered: boolean): { po
   // With a name, only these filters are read through their own indexes (see filterColumn); a prefix
   // within a city through one that finds exactly its matches (migration 025).
   const inCity = q.principal_city !== undefined;
-  const indexedFilter = inCity && name.kind === 'prefix' ? 'matches' : inCity || q.doc_number_prefix !== undefined ? 'rows' : null;
+  const indexedFilter =
+    inCity && name.kind === 'prefix' ? 'matches' : inCity || q.doc_number_prefix !== undefined ? 'rows' : null;
   const posted = (slice: string): { postings: RankedQuery['postings'] } => ({
     postings: { slice, exactTiers: 2, filtered, indexedFilter, ...(filtered ? { filter: postingFilter(q) } : {}) },
   });
@@ -323,7 +388,14 @@ const ENTITY_FIRST_WORDS: FirstWordIndex = {
  * The prefix tier of a word alone (no legal form, not a posting slice) off the first-word index: with
  * no filter, or with filters whose total is added up (wordTotal), tested on each row it reads.
  */
-function firstWordTierOf(pool: pg.Pool, q: EntitySearch, name: NameMatch, filtered: boolean, form: string | null, totalAddedUp: boolean): Pick<RankedQuery, 'prefixTier'> {
+function firstWordTierOf(
+  pool: pg.Pool,
+  q: EntitySearch,
+  name: NameMatch,
+  filtered: boolean,
+  form: string | null,
+  totalAddedUp: boolean,
+): Pick<RankedQuery, 'prefixTier'> {
   const only = name.kind === 'words' && name.terms.length === 1 ? name.terms[0]! : null;
   if (!only || (filtered && !totalAddedUp) || form || name.kind !== 'words' || name.core !== only.word) return {};
   const filter = filtered ? (sql: Sql) => rowFilters(sql, q, true).join(' AND ') : undefined;
@@ -337,14 +409,28 @@ function firstWordTierOf(pool: pg.Pool, q: EntitySearch, name: NameMatch, filter
  */
 function wordTotal(pool: pg.Pool, q: EntitySearch, name: NameMatch): (() => Promise<number>) | null {
   const f = countedFilters(q);
-  if (name.kind !== 'words' || name.terms.length !== 1 || !f || Object.keys(f).length === 0 || q.principal_city !== undefined) return null;
+  if (
+    name.kind !== 'words' ||
+    name.terms.length !== 1 ||
+    !f ||
+    Object.keys(f).length === 0 ||
+    q.principal_city !== undefined
+  )
+    return null;
   const t = name.terms[0]!;
   const { years, ranges } = splitYears(f.after, f.before);
   if (ranges.length > 0 || !addsUp(t)) return null;
   return async () => {
     const s = new Sql();
-    const sum = countsSum(s, t.counted.map((w) => `w:${w}`), f, years);
-    const text = addedUpSql(s, 'registry.entities e', 'e.name_words', t, sum, () => rowFilters(s, q, true).join(' AND '));
+    const sum = countsSum(
+      s,
+      t.counted.map((w) => `w:${w}`),
+      f,
+      years,
+    );
+    const text = addedUpSql(s, 'registry.entities e', 'e.name_words', t, sum, () =>
+      rowFilters(s, q, true).join(' AND '),
+    );
     const { rows } = await pool.query<{ n: number }>(`SELECT ${text}::bigint AS n`, s.params);
     return rows[0]!.n;
   };
@@ -355,7 +441,14 @@ function wordTotal(pool: pg.Pool, q: EntitySearch, name: NameMatch): (() => Prom
  * precomputed counts hold (a city, status, type, dates), the total to expect: the bound times the
  * share of all entities the filters keep (the totals of their listings without a name, cached).
  */
-async function wordsSize(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, terms: Term[], filtered: boolean, total: Total): Promise<Omit<MatchSize, 'total'>> {
+async function wordsSize(
+  pool: pg.Pool,
+  ctx: SearchContext,
+  q: EntitySearch,
+  terms: Term[],
+  filtered: boolean,
+  total: Total,
+): Promise<Omit<MatchSize, 'total'>> {
   const size = matchBound(terms, filtered);
   if (!filtered || !total.wanted) return size;
   const listingTotal = (listing: EntitySearch): Promise<number> | null => {
@@ -379,8 +472,21 @@ const WALK_ROWS_MAX = 2_000;
  * 12.6 million entities, sorted whole in 259 ms warm and 2 s and more cold, where the walk reads about
  * 60 rows.
  */
-async function typeNameWalk(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, name: NameMatch, sort: keyof typeof SORT_ORDER, matches: number): Promise<boolean> {
-  if (name.kind !== 'none' || q.principal_city !== undefined || (sort !== 'name_asc' && sort !== 'name_desc') || q.entity_type?.length !== 1) return false;
+async function typeNameWalk(
+  pool: pg.Pool,
+  ctx: SearchContext,
+  q: EntitySearch,
+  name: NameMatch,
+  sort: keyof typeof SORT_ORDER,
+  matches: number,
+): Promise<boolean> {
+  if (
+    name.kind !== 'none' ||
+    q.principal_city !== undefined ||
+    (sort !== 'name_asc' && sort !== 'name_desc') ||
+    q.entity_type?.length !== 1
+  )
+    return false;
   const ofType: EntitySearch = { limit: q.limit, offset: q.offset, entity_type: q.entity_type };
   const sliced = slicedCount(ofType, NO_NAME);
   if (!sliced) return false;
@@ -395,7 +501,13 @@ async function typeNameWalk(pool: pg.Pool, ctx: SearchContext, q: EntitySearch, 
  * incremental sort of one day), and the undated rows, which come last oldest first as newest first,
  * are read by a page that reaches them, counted only when it begins past every dated row.
  */
-async function oldestFirstWalk(pool: pg.Pool, sql: Sql, where: string, q: EntitySearch, matches: number): Promise<number[]> {
+async function oldestFirstWalk(
+  pool: pg.Pool,
+  sql: Sql,
+  where: string,
+  q: EntitySearch,
+  matches: number,
+): Promise<number[]> {
   const dated = sql.fork();
   const { rows } = await pool.query<{ id: number }>(
     `SELECT e.id FROM registry.entities e WHERE ${where} AND e.filing_date IS NOT NULL
@@ -407,7 +519,10 @@ async function oldestFirstWalk(pool: pg.Pool, sql: Sql, where: string, q: Entity
   const undatedRows = `registry.entities e WHERE ${where} AND e.filing_date IS NULL`;
   let offset = 0;
   if (ids.length === 0) {
-    const { rows: counted } = await pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${undatedRows}`, sql.params);
+    const { rows: counted } = await pool.query<{ n: number }>(
+      `SELECT count(*)::bigint AS n FROM ${undatedRows}`,
+      sql.params,
+    );
     offset = q.offset - (matches - counted[0]!.n);
   }
   const undated = sql.fork();
@@ -419,7 +534,16 @@ async function oldestFirstWalk(pool: pg.Pool, sql: Sql, where: string, q: Entity
 }
 
 /** The refs of the requested page, in order. */
-async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: string[], q: EntitySearch, name: NameMatch, total: Total, totalAddedUp: boolean): Promise<number[]> {
+async function pageRefs(
+  pool: pg.Pool,
+  ctx: SearchContext,
+  sql: Sql,
+  conds: string[],
+  q: EntitySearch,
+  name: NameMatch,
+  total: Total,
+  totalAddedUp: boolean,
+): Promise<number[]> {
   const where = conds.join(' AND ') || 'true';
   const sort = sortOf(q, name);
   if (sort !== 'relevance') {
@@ -431,10 +555,13 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
     // read off the sort's index.
     // A city's listings have sort indexes of their own (migration 022): walked in order unless the
     // matches are a handful (2,000: a rare type in a large city would read much of the city first).
-    const sortAllBelow = name.kind === 'none' && q.principal_city !== undefined ? ctx.sortAllBelow / 25 : ctx.sortAllBelow;
+    const sortAllBelow =
+      name.kind === 'none' && q.principal_city !== undefined ? ctx.sortAllBelow / 25 : ctx.sortAllBelow;
     const walk = matches >= sortAllBelow || (await typeNameWalk(pool, ctx, q, name, sort, matches));
     if (walk && sort === 'date_oldest') return oldestFirstWalk(pool, s, where, q, matches);
-    const from = walk ? `registry.entities e WHERE ${where}` : `(SELECT * FROM registry.entities e WHERE ${where} OFFSET 0) e`;
+    const from = walk
+      ? `registry.entities e WHERE ${where}`
+      : `(SELECT * FROM registry.entities e WHERE ${where} OFFSET 0) e`;
     const { rows } = await pool.query<{ id: number }>(
       `SELECT e.id FROM ${from} ORDER BY ${SORT_ORDER[sort]} OFFSET ${s.p(q.offset)} LIMIT ${s.p(q.limit)}`,
       s.params,
@@ -455,7 +582,11 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
       ref: 'e.id',
       where,
       // Exact (the full name first, then without its legal form), then prefix.
-      tiers: [(s) => `e.name_norm = ${s.p(norm)}`, (s) => `e.name_core = ${s.p(core)}`, (s) => `e.name_core LIKE ${s.p(core)} || '%'`],
+      tiers: [
+        (s) => `e.name_norm = ${s.p(norm)}`,
+        (s) => `e.name_core = ${s.p(core)}`,
+        (s) => `e.name_core LIKE ${s.p(core)} || '%'`,
+      ],
       text: 'e.name_core',
       trgm: 'e.name_trgm',
       query: core,
@@ -467,7 +598,12 @@ async function pageRefs(pool: pg.Pool, ctx: SearchContext, sql: Sql, conds: stri
     },
     q.offset,
     q.limit,
-    { ...(name.kind === 'words' ? await wordsSize(pool, ctx, q, name.terms, conds.length > 1, total) : { bound: Infinity, tight: false }), total },
+    {
+      ...(name.kind === 'words'
+        ? await wordsSize(pool, ctx, q, name.terms, conds.length > 1, total)
+        : { bound: Infinity, tight: false }),
+      total,
+    },
   );
 }
 
@@ -481,7 +617,12 @@ async function hits(pool: pg.Pool, ids: number[]): Promise<EntityHit[]> {
   return rows;
 }
 
-async function facetCounts(pool: pg.Pool, params: unknown[], where: string, facets: readonly Facet[]): Promise<EntityPage['facets']> {
+async function facetCounts(
+  pool: pg.Pool,
+  params: unknown[],
+  where: string,
+  facets: readonly Facet[],
+): Promise<EntityPage['facets']> {
   const out: NonNullable<EntityPage['facets']> = {};
   for (const f of facets) {
     const { rows } = await pool.query<{ value: string; count: number }>(
@@ -497,7 +638,8 @@ async function facetCounts(pool: pg.Pool, params: unknown[], where: string, face
 /** The query's identity for cached totals and facets: everything but sort and paging. */
 function cacheKey(ctx: SearchContext, q: EntitySearch, name: NameMatch, what: string): string {
   const { sort: _s, limit: _l, offset: _o, facets: _f, name: _n, ...filters } = q;
-  const nameKeyPart = name.kind === 'words' ? name.terms.map((t) => t.expansions) : name.kind === 'prefix' ? name.core : name.kind;
+  const nameKeyPart =
+    name.kind === 'words' ? name.terms.map((t) => t.expansions) : name.kind === 'prefix' ? name.core : name.kind;
   return JSON.stringify([what, ctx.version, nameKeyPart, filters]);
 }
 
@@ -510,13 +652,19 @@ export async function searchEntities(pool: pg.Pool, ctx: SearchContext, q: Entit
   const params = [...sql.params];
   const sliced = slicedCount(q, name);
   const addedUp = sliced ? null : wordTotal(pool, q, name);
-  const counted = new Total(ctx.counts, cacheKey(ctx, q, name, 'total'), async () => {
-    if (sliced) return countSlice(pool, sliced);
-    if (addedUp) return addedUp();
-    // One word and nothing else.
-    if (name.kind === 'words' && name.terms.length === 1 && conds.length === 1) return countTerm(pool, 'registry.entities e', 'e.name_words', name.terms[0]!);
-    return countRows(pool, 'registry.entities e', where, params);
-  }, sliced !== null || addedUp !== null);
+  const counted = new Total(
+    ctx.counts,
+    cacheKey(ctx, q, name, 'total'),
+    async () => {
+      if (sliced) return countSlice(pool, sliced);
+      if (addedUp) return addedUp();
+      // One word and nothing else.
+      if (name.kind === 'words' && name.terms.length === 1 && conds.length === 1)
+        return countTerm(pool, 'registry.entities e', 'e.name_words', name.terms[0]!);
+      return countRows(pool, 'registry.entities e', where, params);
+    },
+    sliced !== null || addedUp !== null,
+  );
   const ids = await pageRefs(pool, ctx, sql, conds, q, name, counted, addedUp !== null);
   const [found, total] = await Promise.all([hits(pool, ids), counted.get()]);
   const page: EntityPage = { hits: found, total };

@@ -13,10 +13,16 @@ export interface FilingHit {
   status: string;
 }
 
-const STATUS = (col: string): string => `CASE ${col} WHEN 'A' THEN 'active' WHEN 'I' THEN 'inactive' ELSE coalesce(lower(${col}), '') END`;
+const STATUS = (col: string): string =>
+  `CASE ${col} WHEN 'A' THEN 'active' WHEN 'I' THEN 'inactive' ELSE coalesce(lower(${col}), '') END`;
 
 /** Filings with a filing date in [from, to] (inclusive dates). */
-export async function filingsBetween(pool: pg.Pool, from: string, to: string, page: PageRequest): Promise<Page<FilingHit>> {
+export async function filingsBetween(
+  pool: pg.Pool,
+  from: string,
+  to: string,
+  page: PageRequest,
+): Promise<Page<FilingHit>> {
   const sql = new Sql();
   const f = sql.p(from);
   const t = sql.p(to);

@@ -12,10 +12,20 @@ import type { PageRequest } from './paging.js';
 import { searchAgents, searchOfficers } from './people.js';
 
 /** `rankWholeBelow`, `sortAllBelow`: tests set 0 to drive every relevance page, or sorted listing, through its walk. */
-export function createSearch(pool: pg.Pool, datasetVersion: () => Promise<number>, opts: { rankWholeBelow?: number; sortAllBelow?: number } = {}) {
+export function createSearch(
+  pool: pg.Pool,
+  datasetVersion: () => Promise<number>,
+  opts: { rankWholeBelow?: number; sortAllBelow?: number } = {},
+) {
   const counts = new ResultCache<number>();
   const facets = new ResultCache<FacetCounts | undefined>(2_000);
-  const context = async (): Promise<SearchContext> => ({ version: await datasetVersion(), counts, facets, rankWholeBelow: opts.rankWholeBelow ?? 25_000, sortAllBelow: opts.sortAllBelow ?? 50_000 });
+  const context = async (): Promise<SearchContext> => ({
+    version: await datasetVersion(),
+    counts,
+    facets,
+    rankWholeBelow: opts.rankWholeBelow ?? 25_000,
+    sortAllBelow: opts.sortAllBelow ?? 50_000,
+  });
   return {
     entities: async (q: EntitySearch) => searchEntities(pool, await context(), q),
     entity: (documentNumber: string) => entityDetail(pool, documentNumber),

@@ -39,7 +39,10 @@ export async function searchLeads(pool: pg.Pool, q: LeadQuery): Promise<Page<Lea
   const hit = `page.document_number, page.name AS entity_name, page.entity_type, page.filing_date::text AS filing_date,
                coalesce(page.principal_city, '') AS city, coalesce(page.principal_state, 'FL') AS state,
                coalesce(page.principal_zip5, '') AS zip, page.county`;
-  const { rows } = await pool.query(pageQuery(matches, 'filing_date DESC, document_number ASC', hit, sql.p(q.limit), sql.p(q.offset)), sql.params);
+  const { rows } = await pool.query(
+    pageQuery(matches, 'filing_date DESC, document_number ASC', hit, sql.p(q.limit), sql.p(q.offset)),
+    sql.params,
+  );
   return toPage<LeadHit>(rows[0]);
 }
 
@@ -92,9 +95,27 @@ export async function leadFileRows(pool: pg.Pool, date: string): Promise<LeadFil
 }
 
 export const LEAD_FILE_COLUMNS: ReadonlyArray<keyof LeadFileRow> = [
-  'document_number', 'entity_name', 'entity_type', 'status', 'filing_date', 'county', 'fei_ein',
-  'principal_address1', 'principal_address2', 'principal_city', 'principal_state', 'principal_zip',
-  'mailing_address1', 'mailing_address2', 'mailing_city', 'mailing_state', 'mailing_zip',
-  'registered_agent_name', 'registered_agent_address', 'registered_agent_city', 'registered_agent_state', 'registered_agent_zip',
+  'document_number',
+  'entity_name',
+  'entity_type',
+  'status',
+  'filing_date',
+  'county',
+  'fei_ein',
+  'principal_address1',
+  'principal_address2',
+  'principal_city',
+  'principal_state',
+  'principal_zip',
+  'mailing_address1',
+  'mailing_address2',
+  'mailing_city',
+  'mailing_state',
+  'mailing_zip',
+  'registered_agent_name',
+  'registered_agent_address',
+  'registered_agent_city',
+  'registered_agent_state',
+  'registered_agent_zip',
   'officers',
 ];

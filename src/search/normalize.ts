@@ -114,12 +114,37 @@ export function sortedWords(words: readonly string[]): string {
 }
 
 /** USPS standard abbreviations, so `123 Main Street` and `123 MAIN ST` are the same address. */
-const ADDRESS_WORDS: ReadonlyMap<string, string> = new Map(Object.entries({
-  STREET: 'ST', AVENUE: 'AVE', AV: 'AVE', BOULEVARD: 'BLVD', ROAD: 'RD', DRIVE: 'DR', LANE: 'LN', COURT: 'CT',
-  PLACE: 'PL', TERRACE: 'TER', CIRCLE: 'CIR', HIGHWAY: 'HWY', PARKWAY: 'PKWY', TRAIL: 'TRL', SQUARE: 'SQ',
-  SUITE: 'STE', APARTMENT: 'APT', BUILDING: 'BLDG', FLOOR: 'FL', NORTH: 'N', SOUTH: 'S', EAST: 'E', WEST: 'W',
-  NORTHEAST: 'NE', NORTHWEST: 'NW', SOUTHEAST: 'SE', SOUTHWEST: 'SW',
-}));
+const ADDRESS_WORDS: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    STREET: 'ST',
+    AVENUE: 'AVE',
+    AV: 'AVE',
+    BOULEVARD: 'BLVD',
+    ROAD: 'RD',
+    DRIVE: 'DR',
+    LANE: 'LN',
+    COURT: 'CT',
+    PLACE: 'PL',
+    TERRACE: 'TER',
+    CIRCLE: 'CIR',
+    HIGHWAY: 'HWY',
+    PARKWAY: 'PKWY',
+    TRAIL: 'TRL',
+    SQUARE: 'SQ',
+    SUITE: 'STE',
+    APARTMENT: 'APT',
+    BUILDING: 'BLDG',
+    FLOOR: 'FL',
+    NORTH: 'N',
+    SOUTH: 'S',
+    EAST: 'E',
+    WEST: 'W',
+    NORTHEAST: 'NE',
+    NORTHWEST: 'NW',
+    SOUTHEAST: 'SE',
+    SOUTHWEST: 'SW',
+  }),
+);
 
 /** An address's normalized form: the text rules plus USPS abbreviations, without legal-form rewriting. */
 export function addressKey(input: string): { norm: string; words: string[] } {

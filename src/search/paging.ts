@@ -14,7 +14,14 @@ export interface PageRequest {
  * `hit` need) so one statement returns the exact total and the ordered page as JSON; `extra`
  * selects more from the matches `m` (facets).
  */
-export function pageQuery(matches: string, order: string, hit: string, limitParam: string, offsetParam: string, extra = ''): string {
+export function pageQuery(
+  matches: string,
+  order: string,
+  hit: string,
+  limitParam: string,
+  offsetParam: string,
+  extra = '',
+): string {
   return `
     WITH m AS MATERIALIZED (${matches}),
     page AS (SELECT *, row_number() OVER (ORDER BY ${order}) AS pos FROM m ORDER BY pos LIMIT ${limitParam} OFFSET ${offsetParam})

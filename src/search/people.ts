@@ -60,14 +60,26 @@ function exactTier(k: PersonQuery, words: string[], norm: string): (s: Sql) => s
 }
 
 /** A name condition (1 or 2 characters: the start of the name; else by words) and the terms used. */
-async function nameCondition(pool: pg.Pool, sql: Sql, k: PersonQuery, words: string[], norm: string): Promise<{ where: string; terms: Term[] }> {
+async function nameCondition(
+  pool: pg.Pool,
+  sql: Sql,
+  k: PersonQuery,
+  words: string[],
+  norm: string,
+): Promise<{ where: string; terms: Term[] }> {
   if (norm.length > 0 && norm.length <= 2) return { where: `${k.norm} LIKE ${sql.p(norm)} || '%'`, terms: [] };
   const terms = await expandWords(pool, k.dictionary, words);
   return { where: termsMatch(sql, k.words, terms), terms };
 }
 
 /** The prefix tier of a word alone off the kind's first-word index, when it has one. */
-function prefixTierOf(pool: pg.Pool, k: PersonQuery, only: Term | null, words: string[], norm: string): Pick<RankedQuery, 'prefixTier'> {
+function prefixTierOf(
+  pool: pg.Pool,
+  k: PersonQuery,
+  only: Term | null,
+  words: string[],
+  norm: string,
+): Pick<RankedQuery, 'prefixTier'> {
   if (!k.firstWords || !only || words.length !== 1 || only.word !== norm) return {};
   return { prefixTier: firstWordTier(pool, k.firstWords, norm, only.expansions) };
 }
@@ -94,13 +106,19 @@ async function searchNames(
   // A single word that matches only itself (a frequent word always does) counts exactly as its
   // dictionary says: a row's words are distinct.
   const only = terms.length === 1 && !q.extra ? terms[0]! : null;
-  const exactFromDictionary = only !== null && (only.frequent || (only.expansions.length === 1 && only.expansions[0] === only.word));
+  const exactFromDictionary =
+    only !== null && (only.frequent || (only.expansions.length === 1 && only.expansions[0] === only.word));
   const key = JSON.stringify([k.from, ctx.version, q.norm, terms.map((t) => t.expansions), q.extra?.key]);
-  const counted = new Total(ctx.counts, key, async () => {
-    // One word (one that is its own only expansion: the dictionary's count, no statement).
-    if (terms.length === 1 && !q.extra) return countTerm(pool, k.from, k.words, terms[0]!);
-    return countRows(pool, k.from, condition, params);
-  }, exactFromDictionary);
+  const counted = new Total(
+    ctx.counts,
+    key,
+    async () => {
+      // One word (one that is its own only expansion: the dictionary's count, no statement).
+      if (terms.length === 1 && !q.extra) return countTerm(pool, k.from, k.words, terms[0]!);
+      return countRows(pool, k.from, condition, params);
+    },
+    exactFromDictionary,
+  );
   if (q.norm === undefined) {
     const [total, { rows }] = await Promise.all([
       counted.get(),
@@ -158,7 +176,11 @@ const OFFICERS: PersonQuery = {
   },
 };
 
-export async function searchOfficers(pool: pg.Pool, ctx: SearchContext, q: PageRequest & { name?: string; title?: string }): Promise<Page<OfficerHit>> {
+export async function searchOfficers(
+  pool: pg.Pool,
+  ctx: SearchContext,
+  q: PageRequest & { name?: string; title?: string },
+): Promise<Page<OfficerHit>> {
   const key = q.name !== undefined ? personKey(q.name) : null;
   const title = q.title;
   const { refs, total } = await searchNames(
@@ -169,7 +191,9 @@ export async function searchOfficers(pool: pg.Pool, ctx: SearchContext, q: PageR
       limit: q.limit,
       offset: q.offset,
       ...(key ? { words: key.words, norm: key.norm } : {}),
-      ...(title !== undefined ? { extra: { where: (sql: Sql) => `o.title = upper(${sql.p(title)})`, key: `title:${title.toUpperCase()}` } } : {}),
+      ...(title !== undefined
+        ? { extra: { where: (sql: Sql) => `o.title = upper(${sql.p(title)})`, key: `title:${title.toUpperCase()}` } }
+        : {}),
     },
     'o.document_number ASC, o.slot ASC',
   );
@@ -199,7 +223,11 @@ const AGENTS: PersonQuery = {
   normHoldsEveryWord: false,
 };
 
-export async function searchAgents(pool: pg.Pool, ctx: SearchContext, q: PageRequest & { name?: string }): Promise<Page<AgentHit>> {
+export async function searchAgents(
+  pool: pg.Pool,
+  ctx: SearchContext,
+  q: PageRequest & { name?: string },
+): Promise<Page<AgentHit>> {
   const words = q.name !== undefined ? agentWords(q.name) : [];
   const { refs, total } = await searchNames(
     pool,

@@ -21,7 +21,13 @@ interface Posting {
  * The next `limit` postings of `slice` from `offset`, in rank order, that pass `filter` (a condition
  * over the postings' own columns, alias `p`): read off the rank index, which holds them all.
  */
-async function postingRows(pool: pg.Pool, slice: string, offset: number, limit: number, filter?: (sql: Sql) => string): Promise<Posting[]> {
+async function postingRows(
+  pool: pg.Pool,
+  slice: string,
+  offset: number,
+  limit: number,
+  filter?: (sql: Sql) => string,
+): Promise<Posting[]> {
   const sql = new Sql();
   const { rows } = await pool.query<Posting>(
     `SELECT document_number, id FROM registry.entity_postings p WHERE slice = ${sql.p(slice)}${filter ? ` AND ${filter(sql)}` : ''}
@@ -45,7 +51,10 @@ async function refsOf(pool: pg.Pool, q: RankedQuery, docs: string[]): Promise<nu
 /** The document numbers of `refs` (the exact tiers' few rows), to leave them out of the postings. */
 async function docsOf(pool: pg.Pool, refs: number[]): Promise<Set<string>> {
   if (refs.length === 0) return new Set();
-  const { rows } = await pool.query<{ document_number: string }>('SELECT document_number FROM registry.entities WHERE id = ANY($1::int[])', [refs]);
+  const { rows } = await pool.query<{ document_number: string }>(
+    'SELECT document_number FROM registry.entities WHERE id = ANY($1::int[])',
+    [refs],
+  );
   return new Set(rows.map((r) => r.document_number));
 }
 
@@ -55,17 +64,33 @@ async function docsOf(pool: pg.Pool, refs: number[]): Promise<Set<string>> {
  * index finds them. With other filters, postings are read in growing steps and checked against the
  * entity rows; null once `maxRead` postings did not fill the page.
  */
-async function postedRefs(pool: pg.Pool, q: RankedQuery, from: number, need: number, skip: ReadonlySet<string>, maxRead: number): Promise<number[] | null> {
+async function postedRefs(
+  pool: pg.Pool,
+  q: RankedQuery,
+  from: number,
+  need: number,
+  skip: ReadonlySet<string>,
+  maxRead: number,
+): Promise<number[] | null> {
   const { slice, filtered, filter } = q.postings!;
   if (!filtered || filter) {
     const rows = await postingRows(pool, slice, 0, need + skip.size, filter);
-    return rows.filter((r) => !skip.has(r.document_number)).slice(from, need).map((r) => r.id);
+    return rows
+      .filter((r) => !skip.has(r.document_number))
+      .slice(from, need)
+      .map((r) => r.id);
   }
   const out: number[] = [];
   for (let offset = 0, step = Math.max(FIRST_STEP, need + skip.size); out.length < need; offset += step, step *= 4) {
     if (offset >= maxRead) return null;
     const docs = (await postingRows(pool, slice, offset, step)).map((r) => r.document_number);
-    out.push(...(await refsOf(pool, q, docs.filter((d) => !skip.has(d)))));
+    out.push(
+      ...(await refsOf(
+        pool,
+        q,
+        docs.filter((d) => !skip.has(d)),
+      )),
+    );
     if (docs.length < step) break;
   }
   return out.slice(from, need);
@@ -76,9 +101,23 @@ async function postedRefs(pool: pg.Pool, q: RankedQuery, from: number, need: num
  * gives the refs of the rows in the exact tiers (all of them, ranked), which come first. Null when
  * filters left the page short after `maxRead` postings.
  */
-export async function postingPage(pool: pg.Pool, q: RankedQuery, exact: number[], offset: number, limit: number, maxRead = Infinity): Promise<number[] | null> {
+export async function postingPage(
+  pool: pg.Pool,
+  q: RankedQuery,
+  exact: number[],
+  offset: number,
+  limit: number,
+  maxRead = Infinity,
+): Promise<number[] | null> {
   const need = offset + limit;
   if (exact.length >= need) return exact.slice(offset, need);
-  const rest = await postedRefs(pool, q, Math.max(0, offset - exact.length), need - exact.length, await docsOf(pool, exact), maxRead);
+  const rest = await postedRefs(
+    pool,
+    q,
+    Math.max(0, offset - exact.length),
+    need - exact.length,
+    await docsOf(pool, exact),
+    maxRead,
+  );
   return rest && [...exact.slice(offset), ...rest];
 }

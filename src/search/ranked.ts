@@ -100,7 +100,10 @@ export function firstWordTier(
   const select = `${ix.ref} AS ref, ${ix.text} AS text, ${ix.order.map((c) => `${alias}.${c.split(' ')[0]}`).join(', ')}`;
   // Asked only when the tier is read (most one-word queries are ranked another way).
   return async (need, exclude) => {
-    const { rows } = await pool.query<{ n: number }>(`SELECT coalesce(sum(n), 0)::bigint AS n FROM registry.${ix.dictionary} WHERE word > $1 AND word < $1 || '~'`, [word]);
+    const { rows } = await pool.query<{ n: number }>(
+      `SELECT coalesce(sum(n), 0)::bigint AS n FROM registry.${ix.dictionary} WHERE word > $1 AND word < $1 || '~'`,
+      [word],
+    );
     if (rows[0]!.n > LONGER_FIRST_WORDS_MAX) return null;
     const sql = new Sql();
     const [w, n] = [sql.p(word), sql.p(need)];
@@ -132,7 +135,14 @@ function tierCondition(q: RankedQuery, index: number, sql: Sql): string {
 }
 
 /** One step of a walk: the first `limit` rows of the tier from `a` upwards (or downwards) in trigram count. */
-async function fetchWalk(pool: pg.Pool, q: RankedQuery, tier: number, up: boolean, a: number, limit: number): Promise<Candidate[]> {
+async function fetchWalk(
+  pool: pg.Pool,
+  q: RankedQuery,
+  tier: number,
+  up: boolean,
+  a: number,
+  limit: number,
+): Promise<Candidate[]> {
   const sql = q.sql.fork();
   const text = `
     SELECT ${q.ref} AS ref, similarity(${q.text}, ${sql.p(q.query)}) AS sim, ${q.trgm} AS t
@@ -149,7 +159,10 @@ async function fetchWalk(pool: pg.Pool, q: RankedQuery, tier: number, up: boolea
 async function walkTier(pool: pg.Pool, q: RankedQuery, tier: number, need: number, a: number): Promise<Candidate[]> {
   for (let limit = Math.max(64, need * 2); ; limit *= 4) {
     const capped = Math.min(limit, MAX_WALK);
-    const [up, down] = await Promise.all([fetchWalk(pool, q, tier, true, a, capped), fetchWalk(pool, q, tier, false, a, capped)]);
+    const [up, down] = await Promise.all([
+      fetchWalk(pool, q, tier, true, a, capped),
+      fetchWalk(pool, q, tier, false, a, capped),
+    ]);
     const all = [...up, ...down];
     const upDone = up.length < capped;
     const downDone = down.length < capped;
@@ -184,7 +197,15 @@ async function rankTierWhole(pool: pg.Pool, q: RankedQuery, tier: number, need: 
 }
 
 /** The rows of a page in final order (tier, similarity, tiebreak) over `source`, counted by `count(*) OVER ()` if asked. */
-async function orderedRows(pool: pg.Pool, q: RankedQuery, sql: Sql, source: string, offset: number, limit: number, counting: boolean): Promise<Array<{ ref: number; total?: number }>> {
+async function orderedRows(
+  pool: pg.Pool,
+  q: RankedQuery,
+  sql: Sql,
+  source: string,
+  offset: number,
+  limit: number,
+  counting: boolean,
+): Promise<Array<{ ref: number; total?: number }>> {
   const tierCase = q.tiers.map((t, i) => `WHEN ${t(sql)} THEN ${i}`).join(' ');
   const { rows } = await pool.query<{ ref: number; total?: number }>(
     `SELECT ${q.ref} AS ref${counting ? ', count(*) OVER ()::int AS total' : ''} FROM ${source}
@@ -199,7 +220,15 @@ async function orderedRows(pool: pg.Pool, q: RankedQuery, sql: Sql, source: stri
  * The page in final order over the rows `where` selects. Given a total still wanted, the statement
  * counts the rows it reads for it (all matches, when `where` is the query's).
  */
-async function ordered(pool: pg.Pool, q: RankedQuery, sql: Sql, where: string, offset: number, limit: number, total?: Total): Promise<number[]> {
+async function ordered(
+  pool: pg.Pool,
+  q: RankedQuery,
+  sql: Sql,
+  where: string,
+  offset: number,
+  limit: number,
+  total?: Total,
+): Promise<number[]> {
   const counting = total?.wanted === true;
   const rows = await orderedRows(pool, q, sql, `${q.from} WHERE ${where}`, offset, limit, counting);
   // A page past the last match has no row to carry the count: the total is then counted on its own
@@ -213,10 +242,25 @@ async function ordered(pool: pg.Pool, q: RankedQuery, sql: Sql, where: string, o
  * no more than `cap`, that is every match and the total. Otherwise (or with no row on a later page)
  * null, and the page and total are found apart.
  */
-async function orderedCapped(pool: pg.Pool, q: RankedQuery, offset: number, limit: number, cap: number, total: Total): Promise<number[] | null> {
+async function orderedCapped(
+  pool: pg.Pool,
+  q: RankedQuery,
+  offset: number,
+  limit: number,
+  cap: number,
+  total: Total,
+): Promise<number[] | null> {
   const sql = q.sql.fork();
   const alias = q.from.split(' ').pop()!;
-  const rows = await orderedRows(pool, q, sql, `(SELECT * FROM ${q.from} WHERE ${q.where} LIMIT ${sql.p(cap + 1)}) ${alias}`, offset, limit, true);
+  const rows = await orderedRows(
+    pool,
+    q,
+    sql,
+    `(SELECT * FROM ${q.from} WHERE ${q.where} LIMIT ${sql.p(cap + 1)}) ${alias}`,
+    offset,
+    limit,
+    true,
+  );
   const read = rows[0]?.total ?? (offset === 0 ? 0 : null);
   if (read === null || read > cap) return null;
   total.learn(read);
@@ -227,7 +271,13 @@ async function orderedCapped(pool: pg.Pool, q: RankedQuery, offset: number, limi
  * The page when rows come off the (trigram count, tiebreak) index in final order, tier by tier. With
  * `rest`, the last tier is not walked: when the earlier tiers do not fill the page, `rest` gives it.
  */
-async function trigramOrderedPage(pool: pg.Pool, q: RankedQuery, offset: number, limit: number, rest?: () => Promise<number[]>): Promise<number[]> {
+async function trigramOrderedPage(
+  pool: pg.Pool,
+  q: RankedQuery,
+  offset: number,
+  limit: number,
+  rest?: () => Promise<number[]>,
+): Promise<number[]> {
   const refs: number[] = [];
   for (let tier = 0; tier <= q.tiers.length && refs.length < offset + limit; tier++) {
     if (rest && tier === q.tiers.length) return rest();
@@ -274,7 +324,14 @@ const rankWholeBelow = (firstPage: number, need: number): number => firstPage * 
  * many are read from the ranked postings when the query is one of their slices, else gathered tier
  * by tier by walking, then ordered once in SQL.
  */
-export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQuery, offset: number, limit: number, size: MatchSize): Promise<number[]> {
+export async function rankedPage(
+  pool: pg.Pool,
+  ctx: SearchContext,
+  q: RankedQuery,
+  offset: number,
+  limit: number,
+  size: MatchSize,
+): Promise<number[]> {
   const whole = rankWholeBelow(ctx.rankWholeBelow, offset + limit);
   // A word alone whose exact and prefix tiers come off indexes in final order (an officer surname, a
   // first word, also with filters whose total is added up): they fill most first pages in a few ms,
@@ -289,7 +346,14 @@ export async function rankedPage(pool: pg.Pool, ctx: SearchContext, q: RankedQue
 }
 
 /** The page of a relevance-ranked query, found by the size of its matches (see rankedPage); `whole` is its rank-whole limit. */
-async function rankedAnyway(pool: pg.Pool, q: RankedQuery, offset: number, limit: number, size: MatchSize, whole: number): Promise<number[]> {
+async function rankedAnyway(
+  pool: pg.Pool,
+  q: RankedQuery,
+  offset: number,
+  limit: number,
+  size: MatchSize,
+  whole: number,
+): Promise<number[]> {
   const need = offset + limit;
   const rankWhole = (): Promise<number[]> => ordered(pool, q, q.sql.fork(), q.where, offset, limit);
   // Postings of an unfiltered slice are all matches: reading them beats ranking even a few. So do
@@ -306,7 +370,14 @@ async function rankedAnyway(pool: pg.Pool, q: RankedQuery, offset: number, limit
   // since 2016, 51,331: 260 ms wasted). Past 20 times the limit, a planner expecting that many could
   // read the table in order to stop early. (A posting slice with filters reads every row of the slice
   // to find its matches: never so.)
-  if (!q.postings && size.total.wanted && !size.total.cheap && !size.tight && size.bound <= 20 * whole && (size.expected ?? 0) <= whole) {
+  if (
+    !q.postings &&
+    size.total.wanted &&
+    !size.total.cheap &&
+    !size.tight &&
+    size.bound <= 20 * whole &&
+    (size.expected ?? 0) <= whole
+  ) {
     const page = await orderedCapped(pool, q, offset, limit, whole, size.total);
     if (page) return page;
   }

@@ -101,7 +101,13 @@ export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: 
  * another of its words but not that one (MORA: 50,401 of its 146,738 officers hold its most common word
  * and are not read).
  */
-export async function countTerm(pool: pg.Pool, from: string, column: string, t: Term, pairwiseMax = PAIRWISE_MAX): Promise<number> {
+export async function countTerm(
+  pool: pg.Pool,
+  from: string,
+  column: string,
+  t: Term,
+  pairwiseMax = PAIRWISE_MAX,
+): Promise<number> {
   if (!t.top) return 0;
   const others = t.expansions.filter((w) => w !== t.top!.word);
   if (others.length === 0) return t.top.rows;
@@ -110,17 +116,27 @@ export async function countTerm(pool: pg.Pool, from: string, column: string, t: 
   // in 187,417 of its 188,281 rows: 2.5 s counted, cold).
   if (addsUp(t, pairwiseMax)) {
     const sql = new Sql();
-    const { rows } = await pool.query<{ n: number }>(`SELECT ${addedUpSql(sql, from, column, t, String(t.rows - t.uncountedRows))}::bigint AS n`, sql.params);
+    const { rows } = await pool.query<{ n: number }>(
+      `SELECT ${addedUpSql(sql, from, column, t, String(t.rows - t.uncountedRows))}::bigint AS n`,
+      sql.params,
+    );
     return rows[0]!.n;
   }
-  return t.top.rows + (await countRows(pool, from, `${column} && $1::text[] AND NOT (${column} && ARRAY[$2]::text[])`, [others, t.top.word]));
+  return (
+    t.top.rows +
+    (await countRows(pool, from, `${column} && $1::text[] AND NOT (${column} && ARRAY[$2]::text[])`, [
+      others,
+      t.top.word,
+    ]))
+  );
 }
 
 /** At most this many rows of a term's expansions without counts of their own are read to add its total up. */
 const UNCOUNTED_ROWS_MAX = 5_000;
 
 /** Whether a term's total can be added up (addedUpSql): its counted words few enough to pair, the others' rows few. */
-export const addsUp = (t: Term, pairwiseMax = PAIRWISE_MAX): boolean => t.counted.length <= pairwiseMax && t.uncountedRows <= UNCOUNTED_ROWS_MAX;
+export const addsUp = (t: Term, pairwiseMax = PAIRWISE_MAX): boolean =>
+  t.counted.length <= pairwiseMax && t.uncountedRows <= UNCOUNTED_ROWS_MAX;
 
 /**
  * The rows of `from` matching term `t` for which `also` holds (all rows without it), added up: `countedSum`
@@ -129,14 +145,23 @@ export const addsUp = (t: Term, pairwiseMax = PAIRWISE_MAX): boolean => t.counte
  * other expansions (few) for which `also` holds. `also` is written into `sql` only where used: a statement
  * must use every parameter it is given.
  */
-export function addedUpSql(sql: Sql, from: string, column: string, t: Term, countedSum: string, also?: () => string): string {
+export function addedUpSql(
+  sql: Sql,
+  from: string,
+  column: string,
+  t: Term,
+  countedSum: string,
+  also?: () => string,
+): string {
   let written: string | undefined;
   const condition = (): string => (written ??= also?.() ?? 'true');
   const uncounted = t.expansions.filter((w) => !t.counted.includes(w));
   const parts = [countedSum];
   if (t.counted.length > 1) parts.push(`- ${repeatsSql(sql, from, column, t.counted, condition())}`);
   if (uncounted.length > 0) {
-    parts.push(`+ (SELECT count(*) FROM ${from} WHERE ${column} && ${sql.p(uncounted)}::text[] AND NOT (${column} && ${sql.p(t.counted)}::text[]) AND ${condition()})`);
+    parts.push(
+      `+ (SELECT count(*) FROM ${from} WHERE ${column} && ${sql.p(uncounted)}::text[] AND NOT (${column} && ${sql.p(t.counted)}::text[]) AND ${condition()})`,
+    );
   }
   return `(${parts.join(' ')})`;
 }
@@ -156,7 +181,10 @@ const PAIRWISE_MAX = 40;
  */
 async function countRepeats(pool: pg.Pool, from: string, column: string, words: readonly string[]): Promise<number> {
   const sql = new Sql();
-  const { rows } = await pool.query<{ over: number }>(`SELECT ${repeatsSql(sql, from, column, words)}::bigint AS over`, sql.params);
+  const { rows } = await pool.query<{ over: number }>(
+    `SELECT ${repeatsSql(sql, from, column, words)}::bigint AS over`,
+    sql.params,
+  );
   return rows[0]!.over;
 }
 
@@ -172,7 +200,12 @@ function repeatsSql(sql: Sql, from: string, column: string, words: readonly stri
  * `column` holds an expansion of every term (no terms, or a term without expansions: nothing); `keys`
  * turns a term's expansions (a parameter) into what `column` holds, when that is not the words themselves.
  */
-export function termsMatch(sql: Sql, column: string, terms: readonly Term[], keys = (words: string): string => `${words}::text[]`): string {
+export function termsMatch(
+  sql: Sql,
+  column: string,
+  terms: readonly Term[],
+  keys = (words: string): string => `${words}::text[]`,
+): string {
   if (terms.length === 0 || terms.some((t) => t.expansions.length === 0)) return 'false';
   return terms.map((t) => `${column} && ${keys(sql.p(t.expansions))}`).join(' AND ');
 }

@@ -38,7 +38,13 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const db = await testDatabase();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'rl-app-'));
   const clock = new ManualClock(opts.now ?? '2026-03-10T12:00:00Z');
-  const config = loadConfig({ DATABASE_URL: db.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', SCHEDULER: '0', ...opts.env });
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    SCHEDULER: '0',
+    ...opts.env,
+  });
   const database: Database = { pool: db.pool, readPool: db.pool, embedded: false, close: async () => {} };
   const makeLimiter = opts.limiter;
   const app = await buildApp({

@@ -14,7 +14,10 @@ export class Contract {
   constructor(private readonly doc: Json) {
     (addFormatsPlugin as unknown as (a: Ajv2020) => void)(this.ajv);
     this.ajv.addSchema({ $id: 'openapi.json', components: doc.components }, 'openapi.json');
-    this.templates = Object.keys(doc.paths).map((p) => ({ path: p, re: new RegExp(`^${p.replace(/\{\w+\}/g, '[^/]+')}$`) }));
+    this.templates = Object.keys(doc.paths).map((p) => ({
+      path: p,
+      re: new RegExp(`^${p.replace(/\{\w+\}/g, '[^/]+')}$`),
+    }));
   }
 
   /** Asserts `res` (to `method` `url` under /v1 or /api/v1) is documented and matches its schema. */
@@ -34,6 +37,9 @@ export class Contract {
     const schema = JSON.parse(JSON.stringify(media.schema).replaceAll('"#/components/', '"openapi.json#/components/'));
     const validate = this.ajv.compile(schema);
     const ok = validate(res.json());
-    assert.ok(ok, `${res.statusCode} ${template.path} does not match its schema: ${this.ajv.errorsText(validate.errors)}\n${res.body.slice(0, 500)}`);
+    assert.ok(
+      ok,
+      `${res.statusCode} ${template.path} does not match its schema: ${this.ajv.errorsText(validate.errors)}\n${res.body.slice(0, 500)}`,
+    );
   }
 }

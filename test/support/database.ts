@@ -30,7 +30,10 @@ async function admin<T>(url: string, work: (c: pg.Client) => Promise<T>): Promis
 export async function testServer(): Promise<{ adminUrl: string; embedded: EmbeddedServer | null }> {
   if (process.env.DATABASE_URL) return { adminUrl: process.env.DATABASE_URL, embedded: null };
   // Small memory: test data is small, and several test runs may share the machine.
-  const embedded = await startEmbedded(path.join(projectRoot, '.data'), { name: 'test-pg', settings: ['shared_buffers=256MB', 'maintenance_work_mem=256MB'] });
+  const embedded = await startEmbedded(path.join(projectRoot, '.data'), {
+    name: 'test-pg',
+    settings: ['shared_buffers=256MB', 'maintenance_work_mem=256MB'],
+  });
   return { adminUrl: embedded.adminUrl, embedded };
 }
 

@@ -44,8 +44,18 @@ export function corporate(c: Corp): Buffer {
     [473, c.fileDate ?? '01152020'],
     [495, 'N'],
   ];
-  if (c.agent) fields.push([545, c.agent], [587, c.agentType ?? 'C'], [588, '9 AGENT WAY'], [630, c.agentCity ?? 'TAMPA'], [658, 'FL'], [660, '33602']);
-  (c.officers ?? []).forEach((o, i) => fields.push([slot(i + 1), o.title], [slot(i + 1) + 4, o.type ?? 'P'], [slot(i + 1) + 5, o.name]));
+  if (c.agent)
+    fields.push(
+      [545, c.agent],
+      [587, c.agentType ?? 'C'],
+      [588, '9 AGENT WAY'],
+      [630, c.agentCity ?? 'TAMPA'],
+      [658, 'FL'],
+      [660, '33602'],
+    );
+  (c.officers ?? []).forEach((o, i) =>
+    fields.push([slot(i + 1), o.title], [slot(i + 1) + 4, o.type ?? 'P'], [slot(i + 1) + 5, o.name]),
+  );
   return record(1440, fields, 0x00);
 }
 

@@ -9,7 +9,9 @@ import { Redis } from 'ioredis';
 export const REDIS_URL = process.env.REDIS_URL || undefined;
 
 /** `skip` for tests that need REDIS_URL: false, or why they do not run. */
-export const needsRedis: string | false = REDIS_URL ? false : 'REDIS_URL is not set (CI sets it; e.g. REDIS_URL=redis://127.0.0.1:6379)';
+export const needsRedis: string | false = REDIS_URL
+  ? false
+  : 'REDIS_URL is not set (CI sets it; e.g. REDIS_URL=redis://127.0.0.1:6379)';
 
 export const testPrefix = (): string => `test:rl:${randomBytes(6).toString('hex')}:`;
 
@@ -35,7 +37,9 @@ export async function freePort(): Promise<number> {
 
 /** `skip` for tests that start their own redis-server. */
 export const needsRedisServer: string | false =
-  spawnSync('redis-server', ['--version']).status === 0 ? false : 'no redis-server binary to start (and stop) a server of our own';
+  spawnSync('redis-server', ['--version']).status === 0
+    ? false
+    : 'no redis-server binary to start (and stop) a server of our own';
 
 /** A redis-server of this test's own, without persistence, that the test may kill and restart. */
 export class OwnRedis {
@@ -54,7 +58,11 @@ export class OwnRedis {
 
   /** Starts the server (again, on the same port) and waits until it answers. */
   async restart(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
     const probe = new Redis(this.url, { lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
     probe.on('error', () => {}); // refused until the server listens: retried
     try {

@@ -57,11 +57,14 @@ export async function startSftpServer(): Promise<SftpServer> {
   await mkdir(root, { mode: 0o755 });
   const hostKey = path.join(dir, 'host_ed25519');
   const keyFile = path.join(dir, 'client_ed25519');
-  for (const key of [hostKey, keyFile]) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'registry-lookup-test', '-f', key]);
+  for (const key of [hostKey, keyFile])
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'registry-lookup-test', '-f', key]);
   // sshd refuses a host key others can read, and must be able to read it as the user it runs as.
   await chown(hostKey, user.uid, user.gid);
   await chmod(hostKey, 0o600);
-  const hostKeyFingerprint = execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', `${hostKey}.pub`], { encoding: 'utf8' }).split(' ')[1]!;
+  const hostKeyFingerprint = execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', `${hostKey}.pub`], {
+    encoding: 'utf8',
+  }).split(' ')[1]!;
   const authorizedKeys = path.join(dir, 'authorized_keys');
   await writeFile(authorizedKeys, await readFile(`${keyFile}.pub`), { mode: 0o644 });
   const port = await freePort();
@@ -92,7 +95,11 @@ export async function startSftpServer(): Promise<SftpServer> {
     ].join('\n'),
   );
   let stderr = '';
-  const child: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', config], { uid: user.uid, gid: user.gid, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', config], {
+    uid: user.uid,
+    gid: user.gid,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   child.stderr!.setEncoding('utf8');
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sshd did not start within 10 s:\n${stderr}`)), 10_000);

@@ -6,7 +6,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 // included) into an `isError` result and validates arguments itself, while this transport must
 // answer with the JSON-RPC errors of the spec and the pipeline's own validation details.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { z } from 'zod';
 import { internalError } from '../errors.js';
@@ -52,19 +57,36 @@ export interface McpCatalog {
 
 export function mcpCatalog(operations: readonly Operation[]): McpCatalog {
   const tools = mcpTools(operations);
-  return { tools, definitions: [...tools.values()].map((t) => t.definition), instructions: instructions([...tools.keys()]) };
+  return {
+    tools,
+    definitions: [...tools.values()].map((t) => t.definition),
+    instructions: instructions([...tools.keys()]),
+  };
 }
 
-export function createMcpServer(catalog: McpCatalog, pipeline: Pipeline, exchange: Exchange, validator: jsonSchemaValidator): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: catalog.instructions, jsonSchemaValidator: validator });
+export function createMcpServer(
+  catalog: McpCatalog,
+  pipeline: Pipeline,
+  exchange: Exchange,
+  validator: jsonSchemaValidator,
+): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: catalog.instructions,
+    jsonSchemaValidator: validator,
+  });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...catalog.definitions] }));
   server.setRequestHandler(ToolCall, async (call) => {
     const request = CallToolRequestSchema.parse(call);
     const tool = catalog.tools.get(request.params.name);
     if (!tool) {
-      throw new RpcError(RPC_ERROR.methodNotFound, `Unknown tool ${JSON.stringify(request.params.name)}; tools/list names the tools.`, {
-        request_id: exchange.requestId,
-      });
+      throw new RpcError(
+        RPC_ERROR.methodNotFound,
+        `Unknown tool ${JSON.stringify(request.params.name)}; tools/list names the tools.`,
+        {
+          request_id: exchange.requestId,
+        },
+      );
     }
     const outcome = await pipeline.invoke(tool.operation, {
       surface: 'mcp',
@@ -82,7 +104,8 @@ export function createMcpServer(catalog: McpCatalog, pipeline: Pipeline, exchang
 
 function toolResult(outcome: Outcome, requestId: string): CallToolResult {
   const text = JSON.stringify(outcome.body);
-  if (outcome.status === 200) return { content: [{ type: 'text', text }], structuredContent: outcome.body as Record<string, unknown> };
+  if (outcome.status === 200)
+    return { content: [{ type: 'text', text }], structuredContent: outcome.body as Record<string, unknown> };
   // No such entity is an answer, not a failure: the REST 404 body, at the REST 404's price. It stays
   // out of `structuredContent`, which clients check against the output schema (the success body).
   if (outcome.status === 404) return { content: [{ type: 'text', text }], isError: true };

@@ -9,7 +9,12 @@ type Json = Record<string, unknown>;
 
 /** A self-contained JSON Schema (named sub-schemas stay in its own `$defs`). */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', override: jsonSchemaOverride, target: 'draft-2020-12' }) as Json;
+  const json = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    override: jsonSchemaOverride,
+    target: 'draft-2020-12',
+  }) as Json;
   // Without `$schema` the MCP default (2020-12) applies, and draft-07 validators in clients still accept it.
   delete json.$schema;
   return json;
@@ -19,7 +24,11 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
 function inputSchema(op: Operation): Tool['inputSchema'] {
   const json = jsonSchema(op.params, 'input');
   const properties = (json.properties ?? {}) as Record<string, Json>;
-  return { ...json, type: 'object', properties: Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, parameterSchema(v)])) };
+  return {
+    ...json,
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, parameterSchema(v)])),
+  };
 }
 
 export interface McpTool {

@@ -4,7 +4,13 @@
 // is no SSE stream and no session.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isJSONRPCErrorResponse, isJSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Operation } from '../operation.js';
 import type { Pipeline } from '../pipeline.js';
@@ -27,7 +33,10 @@ class RequestTransport extends WebStandardStreamableHTTPServerTransport {
     super({ sessionIdGenerator: undefined, enableJsonResponse: true });
   }
 
-  override send(message: JSONRPCMessage, options?: Parameters<WebStandardStreamableHTTPServerTransport['send']>[1]): Promise<void> {
+  override send(
+    message: JSONRPCMessage,
+    options?: Parameters<WebStandardStreamableHTTPServerTransport['send']>[1],
+  ): Promise<void> {
     return super.send(isJSONRPCErrorResponse(message) ? withRequestId(message, this.requestId) : message, options);
   }
 }
@@ -51,7 +60,8 @@ function parseQuietly(text: string): unknown {
 function webRequest(req: FastifyRequest, body: string): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name === 'content-length' || name === 'transfer-encoding' || name === 'connection') continue;
+    if (value === undefined || name === 'content-length' || name === 'transfer-encoding' || name === 'connection')
+      continue;
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
   return new Request(new URL(req.url, 'http://localhost'), { method: 'POST', headers, body });
@@ -80,7 +90,17 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
     const id: RequestId | null = isJSONRPCRequest(message) ? message.id : null;
 
     if (!originAllowed(req.headers.origin, deps.allowedOrigins)) {
-      return sendFrame(reply, 403, errorFrame(id, new RpcError(RPC_ERROR.forbidden, `Origin ${req.headers.origin} is not allowed.`, { code: 'forbidden', request_id: requestId })));
+      return sendFrame(
+        reply,
+        403,
+        errorFrame(
+          id,
+          new RpcError(RPC_ERROR.forbidden, `Origin ${req.headers.origin} is not allowed.`, {
+            code: 'forbidden',
+            request_id: requestId,
+          }),
+        ),
+      );
     }
     // Every request needs a valid key and a plan with MCP, free ones too; only tools/call counts and costs.
     const admission = await deps.pipeline.admit({ surface: 'mcp', headers: req.headers, requestId });
@@ -94,7 +114,18 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
     const version = req.headers['mcp-protocol-version'];
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
       const supported = SUPPORTED_PROTOCOL_VERSIONS.join(', ');
-      return sendFrame(reply, 400, errorFrame(id, new RpcError(RPC_ERROR.invalidRequest, `Unsupported MCP-Protocol-Version ${String(version)}; supported: ${supported}.`, { request_id: requestId })));
+      return sendFrame(
+        reply,
+        400,
+        errorFrame(
+          id,
+          new RpcError(
+            RPC_ERROR.invalidRequest,
+            `Unsupported MCP-Protocol-Version ${String(version)}; supported: ${supported}.`,
+            { request_id: requestId },
+          ),
+        ),
+      );
     }
 
     const exchange: Exchange = { requestId, headers: req.headers, clientIp: req.ip, outcomes: [] };
@@ -107,7 +138,10 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
       void server.close();
     });
     await server.connect(transport);
-    const response = await transport.handleRequest(webRequest(req, text), message === undefined ? {} : { parsedBody: message });
+    const response = await transport.handleRequest(
+      webRequest(req, text),
+      message === undefined ? {} : { parsedBody: message },
+    );
 
     // One HTTP request, one log row: its tool calls' credits together (a JSON-RPC batch may hold several).
     if (req.call) req.call.credits = exchange.outcomes.reduce((n, o) => n + o.credits, 0);
@@ -116,14 +150,23 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
     reply.code(response.status);
     const body = await response.text();
     if (!body) return reply.send();
-    return reply.type(response.headers.get('content-type') ?? 'application/json').send(response.ok ? body : transportError(body, requestId));
+    return reply
+      .type(response.headers.get('content-type') ?? 'application/json')
+      .send(response.ok ? body : transportError(body, requestId));
   };
 
   const notAllowed = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
     sendFrame(
       reply.header('allow', 'POST'),
       405,
-      errorFrame(null, new RpcError(RPC_ERROR.invalidRequest, `${req.method} ${MCP_PATH} is not served: the transport is stateless and answers POST only.`, { request_id: req.id })),
+      errorFrame(
+        null,
+        new RpcError(
+          RPC_ERROR.invalidRequest,
+          `${req.method} ${MCP_PATH} is not served: the transport is stateless and answers POST only.`,
+          { request_id: req.id },
+        ),
+      ),
     );
 
   app.register(async (scope) => {
@@ -134,9 +177,26 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
       const status = err.statusCode ?? 500;
       if (status >= 500) {
         req.log.error({ err, request_id: req.id }, 'mcp request failed');
-        return sendFrame(reply, 500, errorFrame(null, new RpcError(RPC_ERROR.internal, 'Internal server error. Retry with backoff.', { code: 'internal_error', request_id: req.id })));
+        return sendFrame(
+          reply,
+          500,
+          errorFrame(
+            null,
+            new RpcError(RPC_ERROR.internal, 'Internal server error. Retry with backoff.', {
+              code: 'internal_error',
+              request_id: req.id,
+            }),
+          ),
+        );
       }
-      return sendFrame(reply, status, errorFrame(null, new RpcError(RPC_ERROR.invalidRequest, err.message ?? 'Invalid request.', { request_id: req.id })));
+      return sendFrame(
+        reply,
+        status,
+        errorFrame(
+          null,
+          new RpcError(RPC_ERROR.invalidRequest, err.message ?? 'Invalid request.', { request_id: req.id }),
+        ),
+      );
     });
     scope.post(MCP_PATH, handle);
     scope.route({ method: ['GET', 'DELETE'], url: MCP_PATH, handler: notAllowed });

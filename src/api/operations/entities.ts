@@ -7,13 +7,23 @@ import { EntityDetail, EntityHit, listEnvelope, singleEnvelope } from '../schema
 import { listResult, USE_NOTE } from './list.js';
 
 const entitySearchParams = z.strictObject({
-  name: text(1, 200, 'Entity name, matched fuzzily: case, punctuation, accents, legal suffixes (LLC, Inc) and small typos do not matter.').optional(),
+  name: text(
+    1,
+    200,
+    'Entity name, matched fuzzily: case, punctuation, accents, legal suffixes (LLC, Inc) and small typos do not matter.',
+  ).optional(),
   status: multi(
-    z.string().transform((s) => s.toLowerCase()).pipe(z.enum(STATUS_VALUES, { error: `must be one of ${STATUS_VALUES.join(', ')}` })),
+    z
+      .string()
+      .transform((s) => s.toLowerCase())
+      .pipe(z.enum(STATUS_VALUES, { error: `must be one of ${STATUS_VALUES.join(', ')}` })),
     'active/a, inactive/i, or a refined inactive status: d dissolved, r revoked, w withdrawn, m merged, n name held, p pending, x expired.',
     STATUS_VALUES,
   ).optional(),
-  entity_type: multi(entityTypeCode, 'Registry entity type codes, UPPERCASE (FLAL, DOMP, DOMNP, FORP, FORL...).').optional(),
+  entity_type: multi(
+    entityTypeCode,
+    'Registry entity type codes, UPPERCASE (FLAL, DOMP, DOMNP, FORP, FORL...).',
+  ).optional(),
   state: twoLetters('Registry jurisdiction (FL).').optional(),
   principal_city: text(1, 80, 'Principal city, exact match ignoring case.').optional(),
   principal_state: twoLetters('Principal address state (blank in the registry counts as FL).').optional(),
@@ -22,10 +32,17 @@ const entitySearchParams = z.strictObject({
   doc_number_prefix: text(1, 20, 'Start of the document number, ignoring case.').optional(),
   officer_name: text(1, 120, 'Has an officer with this name (fuzzy, either word order).').optional(),
   ra_name: text(1, 120, 'Has a registered agent with this name (fuzzy).').optional(),
-  sort: oneOf(SORTS, 'relevance (default with a name; without one it means date_newest), name_asc, name_desc, date_newest, date_oldest.').optional(),
+  sort: oneOf(
+    SORTS,
+    'relevance (default with a name; without one it means date_newest), name_asc, name_desc, date_newest, date_oldest.',
+  ).optional(),
   ...pagination(25, 500),
   facets: multi(
-    z.string().min(1).max(40).pipe(z.enum(FACETS, { error: `must be one of ${FACETS.join(', ')}` })),
+    z
+      .string()
+      .min(1)
+      .max(40)
+      .pipe(z.enum(FACETS, { error: `must be one of ${FACETS.join(', ')}` })),
     `Facet counts over the whole match set (up to 20 values each): ${FACETS.join(', ')}.`,
     FACETS,
   ).optional(),

@@ -15,7 +15,10 @@ export const county = z
     if (!c) ctx.addIssue({ code: 'custom', message: 'must be one of the 67 Florida counties' });
     return c ?? v;
   })
-  .meta({ description: 'Florida county, ignoring case; a trailing "County" is ignored (Miami-Dade, St. Johns, Orange County).' });
+  .meta({
+    description:
+      'Florida county, ignoring case; a trailing "County" is ignored (Miami-Dade, St. Johns, Orange County).',
+  });
 
 export const listNewBusinessLeads = defineOperation({
   name: 'listNewBusinessLeads',
@@ -26,7 +29,9 @@ export const listNewBusinessLeads = defineOperation({
   params: z.strictObject({
     county: county.optional(),
     city: text(1, 60, 'Principal city, ignoring case.').optional(),
-    entity_type: entityTypeCode.meta({ description: 'Registry entity type code, UPPERCASE (FLAL, DOMP...).' }).optional(),
+    entity_type: entityTypeCode
+      .meta({ description: 'Registry entity type code, UPPERCASE (FLAL, DOMP...).' })
+      .optional(),
     date_from: isoDate('Filed on or after this date.').optional(),
     date_to: isoDate('Filed on or before this date (inclusive).').optional(),
     ...pagination(50, 500),
@@ -57,6 +62,12 @@ export const newBusinessesDailyFile = defineOperation({
   errors: [400, 403],
   async handle(p, ctx) {
     const rows = await ctx.services.search.leadFile(p.date);
-    return { file: { filename: `new-businesses-${p.date}.csv`, contentType: 'text/csv; charset=utf-8', body: toCsv(LEAD_FILE_COLUMNS, rows as unknown as Array<Record<string, unknown>>) } };
+    return {
+      file: {
+        filename: `new-businesses-${p.date}.csv`,
+        contentType: 'text/csv; charset=utf-8',
+        body: toCsv(LEAD_FILE_COLUMNS, rows as unknown as Array<Record<string, unknown>>),
+      },
+    };
   },
 });

@@ -5,7 +5,12 @@ import type { ListResult } from '../operation.js';
 export function listResult<T>(page: Page<T>, req: { limit: number; offset: number }): ListResult<T> {
   return {
     data: page.hits,
-    pagination: { limit: req.limit, offset: req.offset, total: page.total, has_more: req.offset + req.limit < page.total },
+    pagination: {
+      limit: req.limit,
+      offset: req.offset,
+      total: page.total,
+      has_more: req.offset + req.limit < page.total,
+    },
   };
 }
 

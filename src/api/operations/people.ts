@@ -12,7 +12,11 @@ export const searchOfficers = defineOperation({
   description: `Find officers, managers, members and directors by name (fuzzy; a person is found by either word order, "SMITH JOHN" or "John Smith"), optionally by title code (MGR, AMBR, P, VP, D...). One row per officer slot and entity, with the entity's name. Officer addresses are never returned. ${USE_NOTE}`,
   params: z.strictObject({
     name: text(1, 200, 'Officer name, fuzzy, either word order.').optional(),
-    title: text(1, 20, 'Title code, ignoring case (MGR manager, AMBR authorized member, P president, D director...).').optional(),
+    title: text(
+      1,
+      20,
+      'Title code, ignoring case (MGR manager, AMBR authorized member, P president, D director...).',
+    ).optional(),
     ...pagination(25, 200),
   }),
   kind: 'list',

@@ -33,7 +33,10 @@ interface Ctx {
 }
 
 /** A command's action: `work` runs with the database open; its result is printed. */
-function action<A extends unknown[], T>(work: (ctx: Ctx, ...args: A) => Promise<T>, human: (r: T) => string = (r) => keyValueLines(r as Record<string, unknown>)) {
+function action<A extends unknown[], T>(
+  work: (ctx: Ctx, ...args: A) => Promise<T>,
+  human: (r: T) => string = (r) => keyValueLines(r as Record<string, unknown>),
+) {
   return async (...args: unknown[]): Promise<void> => {
     // commander passes the arguments, then the options object, then the command.
     const opts = args[args.length - 2] as OutputOptions;
@@ -49,30 +52,51 @@ export function registerAccounts(program: Command): void {
     .option('--name <name>', 'a name to recognize it by')
     .action(
       action(
-        async (c, opts: { plan: string; name?: string }) => createWorkspace(c.pool, opts, await resolvePepper(c.config), systemClock),
-        (r) => `${keyValueLines(r.workspace as unknown as Record<string, unknown>)}\n\nAPI key (shown once, keep it safe): ${r.key.key}`,
+        async (c, opts: { plan: string; name?: string }) =>
+          createWorkspace(c.pool, opts, await resolvePepper(c.config), systemClock),
+        (r) =>
+          `${keyValueLines(r.workspace as unknown as Record<string, unknown>)}\n\nAPI key (shown once, keep it safe): ${r.key.key}`,
       ),
     );
   json(workspace.command('show').argument('<workspace>')).action(action((c, id: string) => getWorkspace(c.pool, id)));
-  json(workspace.command('suspend').argument('<workspace>').description('every key of the workspace gets 401 at once')).action(
-    action((c, id: string) => setSuspended(c.pool, id, true)),
+  json(
+    workspace.command('suspend').argument('<workspace>').description('every key of the workspace gets 401 at once'),
+  ).action(action((c, id: string) => setSuspended(c.pool, id, true)));
+  json(workspace.command('unsuspend').argument('<workspace>')).action(
+    action((c, id: string) => setSuspended(c.pool, id, false)),
   );
-  json(workspace.command('unsuspend').argument('<workspace>')).action(action((c, id: string) => setSuspended(c.pool, id, false)));
-  json(workspace.command('set-plan').argument('<workspace>').argument('<plan>').description('move to another plan; its allowance starts now')).action(
-    action((c, id: string, plan: string) => setPlan(c.pool, id, plan, systemClock)),
-  );
-  json(workspace.command('set-status').argument('<workspace>').argument('<status>').description('subscription status: active or past_due')).action(
-    action((c, id: string, status: string) => setStatus(c.pool, id, status)),
-  );
-  json(workspace.command('cancel').argument('<workspace>').description('cancel the subscription now: overage stops, a final invoice carries what accrued, no new grants')).action(
+  json(
+    workspace
+      .command('set-plan')
+      .argument('<workspace>')
+      .argument('<plan>')
+      .description('move to another plan; its allowance starts now'),
+  ).action(action((c, id: string, plan: string) => setPlan(c.pool, id, plan, systemClock)));
+  json(
+    workspace
+      .command('set-status')
+      .argument('<workspace>')
+      .argument('<status>')
+      .description('subscription status: active or past_due'),
+  ).action(action((c, id: string, status: string) => setStatus(c.pool, id, status)));
+  json(
+    workspace
+      .command('cancel')
+      .argument('<workspace>')
+      .description('cancel the subscription now: overage stops, a final invoice carries what accrued, no new grants'),
+  ).action(
     action(async (c, id: string) => {
       const cancellation = await cancelSubscription(c.pool, id, systemClock.now());
       return { ...cancellation, ...(await sendToProcessor(c.pool, paymentProvider(c.config))) };
     }),
   );
-  json(workspace.command('set-rate').argument('<workspace>').argument('<per-minute>').description('per-minute override (enterprise); "none" to clear')).action(
-    action((c, id: string, rate: string) => setPerMinute(c.pool, id, rate === 'none' ? null : Number(rate))),
-  );
+  json(
+    workspace
+      .command('set-rate')
+      .argument('<workspace>')
+      .argument('<per-minute>')
+      .description('per-minute override (enterprise); "none" to clear'),
+  ).action(action((c, id: string, rate: string) => setPerMinute(c.pool, id, rate === 'none' ? null : Number(rate))));
 
   const key = program.command('key').description('create, list and revoke API keys');
   json(key.command('create').description('a new key (shown once)'))
@@ -88,7 +112,13 @@ export function registerAccounts(program: Command): void {
   json(key.command('list').requiredOption('--workspace <workspace>')).action(
     action(
       (c, opts: { workspace: string }) => listKeys(c.pool, opts.workspace),
-      (keys) => keys.map((k) => `${k.id}  ${k.kind}  ${k.hint}  created ${k.created_at}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`).join('\n'),
+      (keys) =>
+        keys
+          .map(
+            (k) =>
+              `${k.id}  ${k.kind}  ${k.hint}  created ${k.created_at}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`,
+          )
+          .join('\n'),
     ),
   );
   json(key.command('revoke').argument('<key-id>').description('the key fails from its very next request')).action(
@@ -96,7 +126,12 @@ export function registerAccounts(program: Command): void {
   );
 
   const credits = program.command('credits').description('credit balances and adjustments');
-  json(credits.command('grant').argument('<workspace>').description('an admin adjustment of the monthly pool (negative takes away)'))
+  json(
+    credits
+      .command('grant')
+      .argument('<workspace>')
+      .description('an admin adjustment of the monthly pool (negative takes away)'),
+  )
     .requiredOption('--credits <n>', 'credits to add (negative to remove)')
     .option('--reason <reason>', 'why, for the ledger', 'admin adjustment')
     .action(
@@ -105,12 +140,18 @@ export function registerAccounts(program: Command): void {
         return ledgerCheck(c.pool, id);
       }),
     );
-  json(credits.command('refund').argument('<checkout>').description('refund a pack: within 14 days of purchase, at most 10% used (refused otherwise, with the reason)')).action(
-    action((c, id: string) => refundCheckout(c.pool, paymentProvider(c.config), id, systemClock.now())),
-  );
-  json(credits.command('show').argument('<workspace>').description('balances from the ledger and whether the counters agree')).action(
-    action((c, id: string) => ledgerCheck(c.pool, id)),
-  );
+  json(
+    credits
+      .command('refund')
+      .argument('<checkout>')
+      .description('refund a pack: within 14 days of purchase, at most 10% used (refused otherwise, with the reason)'),
+  ).action(action((c, id: string) => refundCheckout(c.pool, paymentProvider(c.config), id, systemClock.now())));
+  json(
+    credits
+      .command('show')
+      .argument('<workspace>')
+      .description('balances from the ledger and whether the counters agree'),
+  ).action(action((c, id: string) => ledgerCheck(c.pool, id)));
 
   json(program.command('logs').argument('<request-id>').description('the log row of one request')).action(
     action(async (c, id: string) => {

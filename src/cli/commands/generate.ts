@@ -32,7 +32,9 @@ function progressLine(): { update: (done: number, total: number) => void; finish
       const rate = done / Math.max(0.001, (now - started) / 1000);
       const eta = rate > 0 ? Math.ceil((total - done) / rate) : 0;
       const pct = ((100 * done) / total).toFixed(1);
-      process.stderr.write(`\rgenerating ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} records (${pct}%)  ${Math.round(rate).toLocaleString('en-US')} records/s  ETA ${eta}s   `);
+      process.stderr.write(
+        `\rgenerating ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} records (${pct}%)  ${Math.round(rate).toLocaleString('en-US')} records/s  ETA ${eta}s   `,
+      );
     },
     finish() {
       process.stderr.write('\r\x1b[K');
@@ -43,7 +45,8 @@ function progressLine(): { update: (done: number, total: number) => void; finish
 function human(s: GenerateSummary): string {
   const width = Math.max(...s.files.map((f) => f.name.length));
   const rows = s.files.map(
-    (f) => `${f.name.padEnd(width)}  ${f.kind.padEnd(19)}  ${String(f.records).padStart(10)} records  ${String(f.bytes).padStart(13)} bytes`,
+    (f) =>
+      `${f.name.padEnd(width)}  ${f.kind.padEnd(19)}  ${String(f.records).padStart(10)} records  ${String(f.bytes).padStart(13)} bytes`,
   );
   const bad = s.malformed_lines.map((m) => `planted malformed line: ${m.file} line ${m.line}: ${m.reason}`);
   return [

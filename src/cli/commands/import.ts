@@ -21,11 +21,15 @@ function human(s: ImportSummary): string {
 export function registerImport(program: Command): void {
   program
     .command('import')
-    .description('import registry files (quarterly zips, their members, daily files, or directories of them), oldest first')
+    .description(
+      'import registry files (quarterly zips, their members, daily files, or directories of them), oldest first',
+    )
     .argument('<paths...>', 'files or directories')
     .option('--json', 'print the summary as JSON')
     .action(async (paths: string[], opts: OutputOptions) => {
-      const summary = await withDatabase((db) => importFiles(db.pool, paths, { progress: createProgress(logLine), log: logLine }));
+      const summary = await withDatabase((db) =>
+        importFiles(db.pool, paths, { progress: createProgress(logLine), log: logLine }),
+      );
       printResult(summary, opts, human);
     });
 }

@@ -12,5 +12,14 @@ import { registerServe } from './serve.js';
 import { registerStatus } from './status.js';
 
 export const commands: ReadonlyArray<(program: Command) => void> = [
-  registerServe, registerGenerate, registerImport, registerPrewarm, registerStatus, registerRefresh, registerAccounts, registerBilling, registerJobs, registerMcp,
+  registerServe,
+  registerGenerate,
+  registerImport,
+  registerPrewarm,
+  registerStatus,
+  registerRefresh,
+  registerAccounts,
+  registerBilling,
+  registerJobs,
+  registerMcp,
 ];

@@ -8,7 +8,8 @@ import { printResult, type OutputOptions } from '../output.js';
 /** `--date YYYY-MM-DD`: run as of 00:00 UTC that day. */
 function asOf(date: string | undefined): Date {
   if (date === undefined) return systemClock.now();
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`))) throw new Error(`--date must be YYYY-MM-DD, not ${date}`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`)))
+    throw new Error(`--date must be YYYY-MM-DD, not ${date}`);
   return new Date(`${date}T00:00:00Z`);
 }
 
@@ -19,7 +20,12 @@ export function registerJobs(program: Command): void {
     .option('--json', 'print as JSON')
     .action(async (opts: OutputOptions) => {
       const result = await withDatabase(async (db, config) => {
-        const { rows } = await db.pool.query<{ job: string; status: string; finished_at: string | null; counts: unknown }>(
+        const { rows } = await db.pool.query<{
+          job: string;
+          status: string;
+          finished_at: string | null;
+          counts: unknown;
+        }>(
           `SELECT DISTINCT ON (job) job, status, to_char(coalesce(finished_at, started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS finished_at, counts
            FROM job_runs ORDER BY job, started_at DESC`,
         );
@@ -51,7 +57,11 @@ export function registerJobs(program: Command): void {
       const result = await withDatabase((db, config) =>
         runJob(job, { pool: db.pool, config, clock: systemClock, asOf: asOf(opts.date), log: logLine }, 'manual'),
       );
-      printResult(result, opts, (r) => `${r.job}: ${r.status}${r.error ? ` (${r.error})` : ''} ${JSON.stringify(r.counts)}`);
+      printResult(
+        result,
+        opts,
+        (r) => `${r.job}: ${r.status}${r.error ? ` (${r.error})` : ''} ${JSON.stringify(r.counts)}`,
+      );
       if (result.status !== 'succeeded') process.exitCode = 1;
     });
 }

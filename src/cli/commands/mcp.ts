@@ -41,7 +41,9 @@ const rows = (step: Step): Row[] => {
 
 async function trySession(url: string, key: string, name: string): Promise<Session> {
   const client = new Client({ name: 'registry-mcp-try', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
   await client.connect(transport);
   try {
     const info = client.getServerVersion();
@@ -53,7 +55,10 @@ async function trySession(url: string, key: string, name: string): Promise<Sessi
       return s;
     };
     const hit = rows(await step('search_entities', { name, limit: 3 }))[0];
-    const detail = hit ? ((await step('get_entity', { document_number: hit.document_number })).result as { data?: Row } | undefined)?.data : undefined;
+    const detail = hit
+      ? ((await step('get_entity', { document_number: hit.document_number })).result as { data?: Row } | undefined)
+          ?.data
+      : undefined;
     const officer = (detail?.officers as Row[] | undefined)?.[0]?.name;
     await step('search_officers', { name: officer ?? name, limit: 3 });
     const agent = (detail?.registered_agent as Row | null | undefined)?.name;
@@ -63,7 +68,12 @@ async function trySession(url: string, key: string, name: string): Promise<Sessi
     await step('list_recent_filings', { days: 7, limit: 3 });
     await step('list_new_business_leads', { ...(daily ? { date_from: daily.filing_date } : {}), limit: 3 });
     return {
-      server: { name: info?.name ?? '?', version: info?.version ?? '?', protocol_version: transport.protocolVersion, instructions: client.getInstructions() },
+      server: {
+        name: info?.name ?? '?',
+        version: info?.version ?? '?',
+        protocol_version: transport.protocolVersion,
+        instructions: client.getInstructions(),
+      },
       tools: tools.map((t) => ({ name: t.name, title: t.title })),
       calls,
     };
@@ -75,7 +85,8 @@ async function trySession(url: string, key: string, name: string): Promise<Sessi
 /** One line per call: what was asked and the gist of the answer. */
 function summary(s: Step): string {
   const asked = `${s.tool} ${JSON.stringify(s.arguments)}`;
-  if (s.error) return `${asked}\n  -> JSON-RPC error ${s.error.code}: ${s.error.message} ${JSON.stringify(s.error.data)}`;
+  if (s.error)
+    return `${asked}\n  -> JSON-RPC error ${s.error.code}: ${s.error.message} ${JSON.stringify(s.error.data)}`;
   const body = s.result as Body & { error?: { code: string; message: string } };
   if (body.error) return `${asked}\n  -> isError result: ${body.error.code}: ${body.error.message}`;
   if (Array.isArray(body.data)) {
@@ -99,7 +110,9 @@ function human(s: Session): string {
 export function registerMcp(program: Command): void {
   program
     .command('mcp-try')
-    .description('try an MCP endpoint as an agent would: connect, list the tools, call each once (each call costs 1 credit)')
+    .description(
+      'try an MCP endpoint as an agent would: connect, list the tools, call each once (each call costs 1 credit)',
+    )
     .requiredOption('--url <url>', 'the MCP endpoint, e.g. http://127.0.0.1:3000/mcp')
     .option('--key <key>', 'an API key (default: $REGISTRY_API_KEY)')
     .option('--name <name>', 'the entity name to start from', 'sunshine')

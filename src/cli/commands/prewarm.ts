@@ -7,7 +7,9 @@ import { printResult, type OutputOptions } from '../output.js';
 export function registerPrewarm(program: Command): void {
   program
     .command('prewarm')
-    .description("read the dataset's most-read tables and indexes into the database server's cache (done after every full load; on a replica, --replica)")
+    .description(
+      "read the dataset's most-read tables and indexes into the database server's cache (done after every full load; on a replica, --replica)",
+    )
     .option('--replica', 'prewarm the server of READ_DATABASE_URL instead of the primary')
     .option('--json', 'print the result as JSON')
     .action(async (opts: OutputOptions & { replica?: boolean }) => {
@@ -22,6 +24,8 @@ export function registerPrewarm(program: Command): void {
           await pool.end();
         }
       });
-      printResult(result, opts, (r) => (r ? `prewarmed ${r.relations} relations, ${r.bytes} bytes` : 'not prewarmed: the server has no pg_prewarm'));
+      printResult(result, opts, (r) =>
+        r ? `prewarmed ${r.relations} relations, ${r.bytes} bytes` : 'not prewarmed: the server has no pg_prewarm',
+      );
     });
 }

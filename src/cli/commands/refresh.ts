@@ -30,14 +30,24 @@ export function registerRefresh(program: Command): void {
     .option('--json', 'print as JSON')
     .action(async (opts: OutputOptions & { dryRun?: boolean }) => {
       if (opts.dryRun) {
-        const plan = await withDatabase((db, config) => planRefresh({ pool: db.pool, config, clock: systemClock, log: logLine }));
+        const plan = await withDatabase((db, config) =>
+          planRefresh({ pool: db.pool, config, clock: systemClock, log: logLine }),
+        );
         printResult(plan, opts, human);
         return;
       }
       const result = await withDatabase((db, config) =>
-        runJob(refreshJob, { pool: db.pool, config, clock: systemClock, asOf: systemClock.now(), log: logLine }, 'manual'),
+        runJob(
+          refreshJob,
+          { pool: db.pool, config, clock: systemClock, asOf: systemClock.now(), log: logLine },
+          'manual',
+        ),
       );
-      printResult(result, opts, (r) => `${r.job}: ${r.status}${r.error ? ` (${r.error})` : ''} ${JSON.stringify(r.counts)}`);
+      printResult(
+        result,
+        opts,
+        (r) => `${r.job}: ${r.status}${r.error ? ` (${r.error})` : ''} ${JSON.stringify(r.counts)}`,
+      );
       if (result.status !== 'succeeded') process.exitCode = 1;
     });
 }

@@ -1,7 +1,14 @@
 // Daily changes to existing entities: the snapshot record re-derived, altered, and re-emitted under the same
 // document number (newest wins), with the events that explain the change.
 import { yearOf } from './dates.js';
-import { mailingAddress, moreThanSix, officerList, principalAddress, registeredAgent, snapshotEntity } from './entity.js';
+import {
+  mailingAddress,
+  moreThanSix,
+  officerList,
+  principalAddress,
+  registeredAgent,
+  snapshotEntity,
+} from './entity.js';
 import { agentChangeCode, amendmentCode, annualReportCode, formerNote, makeEvent, nameChangeCode } from './events.js';
 import type { AnnualReport, DatasetContext, Entity, EntityEvent } from './model.js';
 import { businessName } from './names.js';
@@ -10,7 +17,12 @@ import { Rng, STREAM, Weighted } from './random.js';
 type ChangeKind = 'annualReport' | 'address' | 'agent' | 'reinstatement' | 'name' | 'officers';
 
 const CHANGE_KINDS = new Weighted<ChangeKind>([
-  ['annualReport', 45], ['address', 16], ['agent', 14], ['reinstatement', 9], ['name', 7], ['officers', 9],
+  ['annualReport', 45],
+  ['address', 16],
+  ['agent', 14],
+  ['reinstatement', 9],
+  ['name', 7],
+  ['officers', 9],
 ]);
 
 export interface DailyChange {
@@ -47,7 +59,10 @@ function alter(rng: Rng, e: Entity, kind: ChangeKind, filed: number): { entity: 
     case 'address': {
       const principal = principalAddress(rng, e.type);
       const mailing = rng.chance(0.7) ? principal : mailingAddress(rng, principal, e.type);
-      return { entity: { ...base, principal, mailing }, events: [event(amendmentCode(e.type), { notes: ['CHANGE OF ADDRESS', '', ''] })] };
+      return {
+        entity: { ...base, principal, mailing },
+        events: [event(amendmentCode(e.type), { notes: ['CHANGE OF ADDRESS', '', ''] })],
+      };
     }
     case 'agent':
       return {

@@ -7,13 +7,28 @@ import { Rng, STREAM, Weighted } from './random.js';
 
 /** The historical registry's mix of types. */
 const SNAPSHOT_TYPES = new Weighted<string>([
-  ['FLAL', 50], ['DOMP', 30], ['DOMNP', 8], ['FORP', 4], ['FORL', 4], ['FORNP', 1.2], ['DOMLP', 1],
-  ['FORLP', 0.6], ['NPREG', 0.3], ['TRUST', 0.4], ['AGENT', 0.5],
+  ['FLAL', 50],
+  ['DOMP', 30],
+  ['DOMNP', 8],
+  ['FORP', 4],
+  ['FORL', 4],
+  ['FORNP', 1.2],
+  ['DOMLP', 1],
+  ['FORLP', 0.6],
+  ['NPREG', 0.3],
+  ['TRUST', 0.4],
+  ['AGENT', 0.5],
 ]);
 
 /** A real day's new filings (2023-09-29 in registry-files.md). */
 export const DAILY_TYPES = new Weighted<string>([
-  ['FLAL', 1685], ['DOMP', 362], ['DOMNP', 66], ['FORL', 57], ['FORP', 16], ['DOMLP', 1], ['FORLP', 1],
+  ['FLAL', 1685],
+  ['DOMP', 362],
+  ['DOMNP', 66],
+  ['FORL', 57],
+  ['FORP', 16],
+  ['DOMLP', 1],
+  ['FORLP', 1],
 ]);
 
 /** First letters for the types layout.ts leaves without one. */

@@ -71,7 +71,10 @@ interface MalformedKind {
 /** The lines a strict parser must reject, planted in one daily file. */
 const MALFORMED: readonly MalformedKind[] = [
   { reason: 'truncated line: 900 bytes', line: (rec) => withLf(rec.subarray(0, 900)) },
-  { reason: 'one extra byte in the entity name: 1441 bytes, later fields shifted', line: (rec) => withLf(extraNameByte(rec)) },
+  {
+    reason: 'one extra byte in the entity name: 1441 bytes, later fields shifted',
+    line: (rec) => withLf(extraNameByte(rec)),
+  },
   { reason: 'impossible file date 02302023 (February 30)', line: (rec) => withLf(withFileDate(rec, '02302023')) },
   { reason: 'impossible month in file date 13012020', line: (rec) => withLf(withFileDate(rec, '13012020')) },
 ];

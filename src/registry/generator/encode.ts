@@ -45,7 +45,8 @@ function putBytes(buf: Buffer, at: number, len: number, value: Uint8Array): void
   buf.set(value.length > len ? value.subarray(0, len) : value, at);
 }
 
-const put = (buf: Buffer, base: number, field: Field, value: Text): void => putText(buf, base + field.start, field.len, value);
+const put = (buf: Buffer, base: number, field: Field, value: Text): void =>
+  putText(buf, base + field.start, field.len, value);
 
 function putDate(buf: Buffer, base: number, field: Field, value: DateField): void {
   if (typeof value === 'number') putMmddyyyy(buf, base + field.start, value);
@@ -70,7 +71,10 @@ const ADDRESS_BLOCK = (() => {
   const p = corporate.principal;
   const m = corporate.mailing;
   const len = p.country.start + p.country.len - p.addr1.start;
-  if (m.country.start + m.country.len - m.addr1.start !== len || m.city.start - m.addr1.start !== p.city.start - p.addr1.start) {
+  if (
+    m.country.start + m.country.len - m.addr1.start !== len ||
+    m.city.start - m.addr1.start !== p.city.start - p.addr1.start
+  ) {
     throw new Error('principal and mailing layouts differ');
   }
   return { from: p.addr1.start, to: m.addr1.start, len };
@@ -162,7 +166,10 @@ const SHARED_SPANS: readonly Span[] = [
 
 const latin1 = (s: string): Buffer => Buffer.from(s, 'latin1');
 const codeBytes = new Map<string, { code: Buffer; description: Buffer }>(
-  Object.entries(EVENT_DESCRIPTIONS).map(([code, description]) => [code, { code: latin1(code), description: latin1(description) }]),
+  Object.entries(EVENT_DESCRIPTIONS).map(([code, description]) => [
+    code,
+    { code: latin1(code), description: latin1(description) },
+  ]),
 );
 const sequenceBytes = (n: number): string => String(n).padStart(5, '0');
 

@@ -12,26 +12,85 @@ import { ACCENTED_WORDS } from './vocabulary.js';
 
 /** Officers per record, as on a real day. */
 const OFFICER_COUNT = new Weighted<number>([
-  [0, 4], [1, 63], [2, 22], [3, 6.5], [4, 2.6], [5, 1.1], [6, 0.4],
+  [0, 4],
+  [1, 63],
+  [2, 22],
+  [3, 6.5],
+  [4, 2.6],
+  [5, 1.1],
+  [6, 0.4],
 ]);
 
 const LLC_TITLES = new Weighted<string>([
-  ['MGR', 38], ['AMBR', 29], ['MGRM', 12], ['MBR', 9], ['AR', 4], ['AP', 3], ['AUTH', 3], ['CEO', 1], ['P', 1],
+  ['MGR', 38],
+  ['AMBR', 29],
+  ['MGRM', 12],
+  ['MBR', 9],
+  ['AR', 4],
+  ['AP', 3],
+  ['AUTH', 3],
+  ['CEO', 1],
+  ['P', 1],
 ]);
 const CORP_FIRST_TITLES = new Weighted<string>([
-  ['P', 22], ['PRES', 18], ['PSTD', 12], ['CEO', 8], ['D', 8], ['DIR', 6], ['PD', 6], ['PS', 5], ['PT', 3],
-  ['PTD', 3], ['VP', 3], ['MGR', 3], ['C', 2], ['CHMN', 1],
+  ['P', 22],
+  ['PRES', 18],
+  ['PSTD', 12],
+  ['CEO', 8],
+  ['D', 8],
+  ['DIR', 6],
+  ['PD', 6],
+  ['PS', 5],
+  ['PT', 3],
+  ['PTD', 3],
+  ['VP', 3],
+  ['MGR', 3],
+  ['C', 2],
+  ['CHMN', 1],
 ]);
 const CORP_LATER_TITLES = new Weighted<string>([
-  ['VP', 20], ['D', 18], ['S', 12], ['T', 10], ['DIR', 10], ['SEC', 8], ['TREA', 6], ['CFO', 5], ['ST', 4],
-  ['COO', 3], ['CEO', 3], ['VPS', 2], ['C', 1], ['V', 2],
+  ['VP', 20],
+  ['D', 18],
+  ['S', 12],
+  ['T', 10],
+  ['DIR', 10],
+  ['SEC', 8],
+  ['TREA', 6],
+  ['CFO', 5],
+  ['ST', 4],
+  ['COO', 3],
+  ['CEO', 3],
+  ['VPS', 2],
+  ['C', 1],
+  ['V', 2],
 ]);
-const NONPROFIT_FIRST_TITLES = new Weighted<string>([['P', 30], ['PRES', 25], ['DIR', 20], ['C', 10], ['D', 10], ['CHAI', 5]]);
+const NONPROFIT_FIRST_TITLES = new Weighted<string>([
+  ['P', 30],
+  ['PRES', 25],
+  ['DIR', 20],
+  ['C', 10],
+  ['D', 10],
+  ['CHAI', 5],
+]);
 const NONPROFIT_LATER_TITLES = new Weighted<string>([
-  ['VP', 20], ['S', 15], ['T', 15], ['D', 15], ['DIR', 15], ['SEC', 10], ['TREA', 10],
+  ['VP', 20],
+  ['S', 15],
+  ['T', 15],
+  ['D', 15],
+  ['DIR', 15],
+  ['SEC', 10],
+  ['TREA', 10],
 ]);
-const PARTNER_TITLES = new Weighted<string>([['G', 85], ['GP', 10], ['MGR', 5]]);
-const TRUST_TITLES = new Weighted<string>([['TRUS', 70], ['T', 20], ['TR', 10]]);
+const PARTNER_TITLES = new Weighted<string>([
+  ['G', 85],
+  ['GP', 10],
+  ['MGR', 5],
+]);
+const TRUST_TITLES = new Weighted<string>([
+  ['TRUS', 70],
+  ['T', 20],
+  ['TR', 10],
+]);
 
 function titleFor(rng: Rng, kind: NameKind, slot: number): string {
   switch (kind) {
@@ -50,7 +109,11 @@ function titleFor(rng: Rng, kind: NameKind, slot: number): string {
 
 /** Share of officer slots held by a company, by kind (an LLC's managing company, a partnership's GP). */
 const COMPANY_OFFICER_SHARE: Readonly<Record<NameKind, number>> = {
-  llc: 0.05, corp: 0.01, nonprofit: 0.005, partnership: 0.7, trust: 0,
+  llc: 0.05,
+  corp: 0.01,
+  nonprofit: 0.005,
+  partnership: 0.7,
+  trust: 0,
 };
 const BLANK_NAME_TYPE_RATE = 0.003;
 const AWKWARD_ADDRESS_RATE = 0.003;
@@ -89,13 +152,36 @@ export function mailingAddress(rng: Rng, principal: Address, type: string): Addr
 const zip5Of = (a: Address): string => a.zip.slice(0, 5);
 
 /** An officer or agent, at the principal address or somewhere else in Florida. */
-function party(rng: Rng, title: string, nameType: Party['nameType'], name: Party['name'], principal: Address, atPrincipal: boolean): Officer {
+function party(
+  rng: Rng,
+  title: string,
+  nameType: Party['nameType'],
+  name: Party['name'],
+  principal: Address,
+  atPrincipal: boolean,
+): Officer {
   if (atPrincipal) {
     const state = principal.state || 'FL';
-    return { title, nameType, name, addr: principal.addr1, city: principal.city, state, zip: shortZip(rng, zip5Of(principal)) };
+    return {
+      title,
+      nameType,
+      name,
+      addr: principal.addr1,
+      city: principal.city,
+      state,
+      zip: shortZip(rng, zip5Of(principal)),
+    };
   }
   const place = floridaPlace(rng);
-  return { title, nameType, name, addr: streetLine(rng), city: place.city, state: 'FL', zip: shortZip(rng, place.zip5) };
+  return {
+    title,
+    nameType,
+    name,
+    addr: streetLine(rng),
+    city: place.city,
+    state: 'FL',
+    zip: shortZip(rng, place.zip5),
+  };
 }
 
 function officer(rng: Rng, kind: NameKind, slot: number, principal: Address): Officer {
@@ -129,15 +215,55 @@ export function registeredAgent(rng: Rng, type: string, principal: Address, peop
   return party(rng, '', 'P', personName(rng), principal, inFlorida && rng.chance(0.4));
 }
 
-const FEI_PREFIXES = ['20', '26', '27', '30', '32', '45', '46', '47', '59', '61', '65', '81', '82', '83', '84', '85', '86', '87', '88', '90', '92'];
+const FEI_PREFIXES = [
+  '20',
+  '26',
+  '27',
+  '30',
+  '32',
+  '45',
+  '46',
+  '47',
+  '59',
+  '61',
+  '65',
+  '81',
+  '82',
+  '83',
+  '84',
+  '85',
+  '86',
+  '87',
+  '88',
+  '90',
+  '92',
+];
 
 function feiNumber(rng: Rng): string {
   return rng.chance(0.38) ? `${rng.pick(FEI_PREFIXES)}-${rng.digits(7)}` : '';
 }
 
 const FORMATION_STATES = new Weighted<string>([
-  ['DE', 45], ['NY', 8], ['TX', 6], ['CA', 6], ['GA', 5], ['NV', 5], ['NJ', 4], ['IL', 3], ['WY', 3], ['OH', 2],
-  ['MA', 2], ['NC', 2], ['PA', 2], ['VA', 2], ['CO', 2], ['MD', 1], ['MI', 1], ['MN', 1], ['AZ', 1], ['TN', 1],
+  ['DE', 45],
+  ['NY', 8],
+  ['TX', 6],
+  ['CA', 6],
+  ['GA', 5],
+  ['NV', 5],
+  ['NJ', 4],
+  ['IL', 3],
+  ['WY', 3],
+  ['OH', 2],
+  ['MA', 2],
+  ['NC', 2],
+  ['PA', 2],
+  ['VA', 2],
+  ['CO', 2],
+  ['MD', 1],
+  ['MI', 1],
+  ['MN', 1],
+  ['AZ', 1],
+  ['TN', 1],
 ]);
 
 /** Six filled slots sometimes stand for more officers than the record can hold. */
@@ -162,10 +288,10 @@ function buildEntity(rng: Rng, ctx: DatasetContext, core: Core, opts: BuildOptio
   const stateOfFormation = isForeign(type) ? FORMATION_STATES.pick(rng) : 'FL';
   const end = active ? undefined : inactivation(rng, type, fileDate, ctx.snapshotDay);
   const until = end ? end.date : ctx.snapshotDay;
-  const reports = opts.fresh ? [] : annualReports(rng, fileDate, until, end?.code === 'CORAMADMAR' ? yearOf(end.date) : 0);
-  const events = opts.fresh
+  const reports = opts.fresh
     ? []
-    : history(rng, ctx, { type, fileDate, annualReports: reports, end });
+    : annualReports(rng, fileDate, until, end?.code === 'CORAMADMAR' ? yearOf(end.date) : 0);
+  const events = opts.fresh ? [] : history(rng, ctx, { type, fileDate, annualReports: reports, end });
   let lastTransaction = fileDate;
   for (const r of reports) if (r.date > lastTransaction) lastTransaction = r.date;
   for (const e of events) if (e.filed > lastTransaction) lastTransaction = e.filed;

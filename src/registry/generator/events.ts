@@ -63,12 +63,26 @@ export function makeEvent(rng: Rng, code: string, filed: number, extra: Partial<
 }
 
 const DOMESTIC_ENDINGS = new Weighted<string>([
-  ['CORAMADMAR', 58], ['CORAPVOLDS', 20], ['CORAMADDIS', 10], ['CORAPMER', 4], ['CORAPCMER', 1],
-  ['CORAPCONV', 2], ['CORAMINVOL', 1], ['CORAMDCO', 0.5], ['CORAMREV', 0.5], ['CORAMEXP', 0.3],
+  ['CORAMADMAR', 58],
+  ['CORAPVOLDS', 20],
+  ['CORAMADDIS', 10],
+  ['CORAPMER', 4],
+  ['CORAPCMER', 1],
+  ['CORAPCONV', 2],
+  ['CORAMINVOL', 1],
+  ['CORAMDCO', 0.5],
+  ['CORAMREV', 0.5],
+  ['CORAMEXP', 0.3],
 ]);
 const FOREIGN_ENDINGS = new Weighted<string>([
-  ['CORAMADREV', 45], ['CORAPWITH', 25], ['CORAMADMAR', 10], ['CORAPVOLDS', 5], ['CORAPMER', 5],
-  ['CORAMREV', 3], ['CORAMADDIS', 4], ['CORAMEXP', 0.5],
+  ['CORAMADREV', 45],
+  ['CORAPWITH', 25],
+  ['CORAMADMAR', 10],
+  ['CORAPVOLDS', 5],
+  ['CORAPMER', 5],
+  ['CORAMREV', 3],
+  ['CORAMADDIS', 4],
+  ['CORAMEXP', 0.5],
 ]);
 
 export interface Inactivation {
@@ -143,10 +157,13 @@ export function history(rng: Rng, ctx: DatasetContext, input: HistoryInput): Ent
   if (fileDate < until) {
     if (rng.chance(0.16)) events.push(makeEvent(rng, agentChangeCode(type), dayBetween(rng, fileDate + 1, until)));
     if (rng.chance(0.12)) events.push(makeEvent(rng, amendmentCode(type), dayBetween(rng, fileDate + 1, until)));
-    if (rng.chance(0.03)) events.push(makeEvent(rng, rng.chance(0.7) ? 'CORAPARTCR' : 'CORAPRSTAR', dayBetween(rng, fileDate + 1, until)));
+    if (rng.chance(0.03))
+      events.push(makeEvent(rng, rng.chance(0.7) ? 'CORAPARTCR' : 'CORAPRSTAR', dayBetween(rng, fileDate + 1, until)));
     if (rng.chance(0.05)) {
       const notes = [formerNote(businessName(rng, type)), '', ''];
-      events.push(makeEvent(rng, nameChangeCode(type, rng), dayBetween(rng, fileDate + 1, until), { notes, nameChange: true }));
+      events.push(
+        makeEvent(rng, nameChangeCode(type, rng), dayBetween(rng, fileDate + 1, until), { notes, nameChange: true }),
+      );
     }
     if (!end) events.push(...reinstatement(rng, fileDate, until));
   }

@@ -2,7 +2,15 @@
 import { streetLine, floridaPlace } from './geography.js';
 import { Weighted, type Rng } from './random.js';
 import { awkwardText, type Text } from './text.js';
-import { ACCENTED_SURNAMES, ACCENTED_WORDS, brandWord, firstNameWord, lastNameWord, nameWord, tradeWord } from './vocabulary.js';
+import {
+  ACCENTED_SURNAMES,
+  ACCENTED_WORDS,
+  brandWord,
+  firstNameWord,
+  lastNameWord,
+  nameWord,
+  tradeWord,
+} from './vocabulary.js';
 
 export interface PersonName {
   readonly last: Text;
@@ -14,7 +22,14 @@ export interface PersonName {
 const ACCENTED_FIRST = ['JOSÉ', 'MARÍA', 'JESÚS', 'ÁNGEL', 'RAMÓN', 'IVÁN', 'ANDRÉS', 'HÉCTOR', 'SOFÍA', 'MÓNICA'];
 
 const SUFFIX = new Weighted<string>([
-  ['', 955], ['JR', 25], ['SR', 8], ['III', 5], ['II', 4], ['IV', 1], ['ESQ', 1], ['MD', 1],
+  ['', 955],
+  ['JR', 25],
+  ['SR', 8],
+  ['III', 5],
+  ['II', 4],
+  ['IV', 1],
+  ['ESQ', 1],
+  ['MD', 1],
 ]);
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 /** People whose name keeps its accents (UTF-8 or Windows-1252): a fraction of a percent. */
@@ -93,22 +108,53 @@ const PEOPLE_STEMS: ReadonlySet<Stem> = new Set([surnames, associates, fullName]
 
 const STEMS: Readonly<Record<NameKind, Weighted<Stem>>> = {
   llc: new Weighted<Stem>([
-    [wordTrade, 28], [wordWord, 18], [threeWords, 10], [oneWord, 10], [surnameTrade, 8], [address, 6],
-    [initials, 4], [letters, 3], [tradeOfPlace, 3], [surnames, 3], [fullName, 2], [longName, 0.03],
+    [wordTrade, 28],
+    [wordWord, 18],
+    [threeWords, 10],
+    [oneWord, 10],
+    [surnameTrade, 8],
+    [address, 6],
+    [initials, 4],
+    [letters, 3],
+    [tradeOfPlace, 3],
+    [surnames, 3],
+    [fullName, 2],
+    [longName, 0.03],
   ]),
   corp: new Weighted<Stem>([
-    [wordTrade, 25], [wordWord, 15], [threeWords, 10], [surnameTrade, 10], [oneWord, 8], [surnames, 6],
-    [fullName, 4], [associates, 4], [initials, 4], [letters, 3], [tradeOfPlace, 3],
+    [wordTrade, 25],
+    [wordWord, 15],
+    [threeWords, 10],
+    [surnameTrade, 10],
+    [oneWord, 8],
+    [surnames, 6],
+    [fullName, 4],
+    [associates, 4],
+    [initials, 4],
+    [letters, 3],
+    [tradeOfPlace, 3],
   ]),
   nonprofit: new Weighted<Stem>([
-    [(r) => `THE ${brandWord(r)} FOUNDATION`, 5], [(r, lead) => `THE ${lead} ${nameWord(r)} FOUNDATION`, 5],
+    [(r) => `THE ${brandWord(r)} FOUNDATION`, 5],
+    [(r, lead) => `THE ${lead} ${nameWord(r)} FOUNDATION`, 5],
     [(r) => `THE ${lastNameWord(r)} FAMILY FOUNDATION`, 5],
     [(r, lead) => `${lead} ${nameWord(r)} HOMEOWNERS ASSOCIATION`, 15],
-    [(r, lead) => `${lead} ${r.pick(['TOWERS', 'POINTE', 'VILLAS', 'PLACE', 'GARDENS', 'ISLES'])} CONDOMINIUM ASSOCIATION`, 10],
-    [(_r, lead) => `${lead} BAPTIST CHURCH`, 5], [(_r, lead) => `${lead} CHURCH OF GOD`, 3],
-    [(_r, lead) => `IGLESIA ${lead}`, 2], [(_r, lead) => `${lead} FELLOWSHIP CHURCH`, 2],
-    [(r, lead) => `${lead} ${nameWord(r)} MINISTRIES`, 6], [(r) => `${brandWord(r)} MINISTRIES`, 4],
-    [(r, lead) => `${lead} ${nameWord(r)} ${r.pick(['ALLIANCE', 'ASSOCIATION', 'SOCIETY', 'CLUB', 'LEAGUE', 'COUNCIL'])}`, 15],
+    [
+      (r, lead) =>
+        `${lead} ${r.pick(['TOWERS', 'POINTE', 'VILLAS', 'PLACE', 'GARDENS', 'ISLES'])} CONDOMINIUM ASSOCIATION`,
+      10,
+    ],
+    [(_r, lead) => `${lead} BAPTIST CHURCH`, 5],
+    [(_r, lead) => `${lead} CHURCH OF GOD`, 3],
+    [(_r, lead) => `IGLESIA ${lead}`, 2],
+    [(_r, lead) => `${lead} FELLOWSHIP CHURCH`, 2],
+    [(r, lead) => `${lead} ${nameWord(r)} MINISTRIES`, 6],
+    [(r) => `${brandWord(r)} MINISTRIES`, 4],
+    [
+      (r, lead) =>
+        `${lead} ${nameWord(r)} ${r.pick(['ALLIANCE', 'ASSOCIATION', 'SOCIETY', 'CLUB', 'LEAGUE', 'COUNCIL'])}`,
+      15,
+    ],
     [(r, lead) => `FRIENDS OF THE ${lead} ${nameWord(r)}`, 4],
     [(_r, lead) => `${lead} COMMUNITY DEVELOPMENT CORPORATION`, 3],
     [(r, lead) => `${lead} ${nameWord(r)} CHARTER SCHOOL`, 3],
@@ -118,27 +164,60 @@ const STEMS: Readonly<Record<NameKind, Weighted<Stem>>> = {
   ]),
   partnership: new Weighted<Stem>([
     [familyPartnership, 30],
-    [wordWord, 25], [wordTrade, 20], [(_r, lead) => `${lead} PARTNERS`, 15], [surnameTrade, 10],
+    [wordWord, 25],
+    [wordTrade, 20],
+    [(_r, lead) => `${lead} PARTNERS`, 15],
+    [surnameTrade, 10],
   ]),
   trust: new Weighted<Stem>([
-    [(r) => `${lastNameWord(r)} FAMILY TRUST`, 40], [(r, lead) => `${lead} ${nameWord(r)} TRUST`, 30],
-    [(_r, lead) => `${lead} REALTY TRUST`, 15], [(r) => `THE ${lastNameWord(r)} TRUST`, 15],
+    [(r) => `${lastNameWord(r)} FAMILY TRUST`, 40],
+    [(r, lead) => `${lead} ${nameWord(r)} TRUST`, 30],
+    [(_r, lead) => `${lead} REALTY TRUST`, 15],
+    [(r) => `THE ${lastNameWord(r)} TRUST`, 15],
   ]),
 };
 
 /** Legal suffixes, with their leading comma or space. */
 const SUFFIXES: Readonly<Record<NameKind, Weighted<string>>> = {
   llc: new Weighted<string>([
-    [' LLC', 46], [', LLC', 32], [' L.L.C.', 8], [', L.L.C.', 4], [' LIMITED LIABILITY COMPANY', 3], [' LLC.', 2],
-    [', LC', 1], [' PLLC', 1.5], [', PLLC', 1],
+    [' LLC', 46],
+    [', LLC', 32],
+    [' L.L.C.', 8],
+    [', L.L.C.', 4],
+    [' LIMITED LIABILITY COMPANY', 3],
+    [' LLC.', 2],
+    [', LC', 1],
+    [' PLLC', 1.5],
+    [', PLLC', 1],
   ]),
   corp: new Weighted<string>([
-    [', INC.', 40], [' INC', 15], [' INC.', 12], [' INCORPORATED', 4], [' CORP', 6], [' CORP.', 4],
-    [' CORPORATION', 8], [', P.A.', 5], [' CO.', 2], [' CO', 1], [', CORP.', 3],
+    [', INC.', 40],
+    [' INC', 15],
+    [' INC.', 12],
+    [' INCORPORATED', 4],
+    [' CORP', 6],
+    [' CORP.', 4],
+    [' CORPORATION', 8],
+    [', P.A.', 5],
+    [' CO.', 2],
+    [' CO', 1],
+    [', CORP.', 3],
   ]),
-  nonprofit: new Weighted<string>([[', INC.', 78], [' INC', 8], [' INC.', 6], [' CORPORATION', 2], ['', 6]]),
+  nonprofit: new Weighted<string>([
+    [', INC.', 78],
+    [' INC', 8],
+    [' INC.', 6],
+    [' CORPORATION', 2],
+    ['', 6],
+  ]),
   partnership: new Weighted<string>([
-    [', LTD.', 25], [' LTD', 10], [', L.P.', 20], [' LP', 20], [', LP', 15], [' LIMITED PARTNERSHIP', 5], [', LLLP', 5],
+    [', LTD.', 25],
+    [' LTD', 10],
+    [', L.P.', 20],
+    [' LP', 20],
+    [', LP', 15],
+    [' LIMITED PARTNERSHIP', 5],
+    [', LLLP', 5],
   ]),
   trust: new Weighted<string>([['', 1]]),
 };

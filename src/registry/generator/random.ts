@@ -33,8 +33,8 @@ export class Rng {
     const indexHi = Math.floor(index / 4294967296) | 0;
     const a = mix32((seed | 0) ^ mix32(stream + GOLDEN));
     const b = mix32(a ^ (index | 0));
-    const c = mix32(b + GOLDEN ^ seedHi);
-    const d = mix32(c + GOLDEN ^ indexHi);
+    const c = mix32((b + GOLDEN) ^ seedHi);
+    const d = mix32((c + GOLDEN) ^ indexHi);
     const e = mix32(d + GOLDEN);
     // xoroshiro's state must not be all zero.
     this.g = xoroshiro128plusFromState([b, c, d, e | 1]);

@@ -50,7 +50,10 @@ export async function writeSnapshot(
     for (let m = 0; m < MEMBERS; m++) {
       for (const range of members[m]!) {
         const encoded = await source.next();
-        await Promise.all([writeChunks(cordata.member(m), [encoded.corporate]), writeChunks(corevent.member(m), encoded.events)]);
+        await Promise.all([
+          writeChunks(cordata.member(m), [encoded.corporate]),
+          writeChunks(corevent.member(m), encoded.events),
+        ]);
         events += encoded.eventCount;
         onProgress(range.to);
       }

@@ -113,7 +113,11 @@ class WorkerSource implements BatchSource {
   private settle(reply: BatchReply): void {
     const waiting = this.pending.get(reply.id);
     this.pending.delete(reply.id);
-    waiting?.resolve({ corporate: asBuffer(reply.corporate), events: reply.events.map(asBuffer), eventCount: reply.eventCount });
+    waiting?.resolve({
+      corporate: asBuffer(reply.corporate),
+      events: reply.events.map(asBuffer),
+      eventCount: reply.eventCount,
+    });
   }
 
   private fail(err: Error): void {

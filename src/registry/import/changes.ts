@@ -17,7 +17,10 @@ export interface ChangeCounts {
 
 const cols = (c: readonly string[]): string => c.join(', ');
 const assignments = (c: readonly string[], skip: string[]): string =>
-  c.filter((x) => !skip.includes(x)).map((x) => `${x} = excluded.${x}`).join(', ');
+  c
+    .filter((x) => !skip.includes(x))
+    .map((x) => `${x} = excluded.${x}`)
+    .join(', ');
 
 /** Runs an INSERT ... ON CONFLICT DO UPDATE and counts the rows it inserted and the rows it replaced. */
 async function upsertCounted(client: pg.PoolClient, upsert: string): Promise<{ loaded: number; updated: number }> {
@@ -40,14 +43,24 @@ export interface ChangeWriter {
 /** Creates the temp tables of a change set on `client` (inside a transaction) and opens COPY into them. */
 export async function openChangeSet(client: pg.PoolClient, kind: 'corporate' | 'events'): Promise<ChangeWriter> {
   if (kind === 'corporate') {
-    await client.query('CREATE TEMP TABLE chg_entities ON COMMIT DROP AS SELECT *, 0 AS ord FROM registry.entities WITH NO DATA');
-    await client.query('CREATE TEMP TABLE chg_officers ON COMMIT DROP AS SELECT *, 0 AS ord FROM registry.officers WITH NO DATA');
+    await client.query(
+      'CREATE TEMP TABLE chg_entities ON COMMIT DROP AS SELECT *, 0 AS ord FROM registry.entities WITH NO DATA',
+    );
+    await client.query(
+      'CREATE TEMP TABLE chg_officers ON COMMIT DROP AS SELECT *, 0 AS ord FROM registry.officers WITH NO DATA',
+    );
   } else {
-    await client.query('CREATE TEMP TABLE chg_events ON COMMIT DROP AS SELECT *, 0 AS ord FROM registry.events WITH NO DATA');
+    await client.query(
+      'CREATE TEMP TABLE chg_events ON COMMIT DROP AS SELECT *, 0 AS ord FROM registry.events WITH NO DATA',
+    );
   }
   // One COPY at a time per connection: rows are gathered per table and copied table by table.
   const pending: Record<'entity' | 'officer' | 'event', CopyValue[][]> = { entity: [], officer: [], event: [] };
-  const targets = { entity: ['chg_entities', ENTITY_COLUMNS], officer: ['chg_officers', OFFICER_COLUMNS], event: ['chg_events', EVENT_COLUMNS] } as const;
+  const targets = {
+    entity: ['chg_entities', ENTITY_COLUMNS],
+    officer: ['chg_officers', OFFICER_COLUMNS],
+    event: ['chg_events', EVENT_COLUMNS],
+  } as const;
   const flush = async (which: keyof typeof pending): Promise<void> => {
     const rows = pending[which];
     if (rows.length === 0) return;
@@ -74,7 +87,9 @@ export async function openChangeSet(client: pg.PoolClient, kind: 'corporate' | '
 /** Applies `chg_entities`/`chg_officers` to schema `s`. */
 export async function applyCorporateChanges(client: pg.PoolClient, s: Schema): Promise<ChangeCounts> {
   // The last line for a document number wins within the set.
-  await client.query(`DELETE FROM chg_entities a USING chg_entities b WHERE a.document_number = b.document_number AND a.ord < b.ord`);
+  await client.query(
+    `DELETE FROM chg_entities a USING chg_entities b WHERE a.document_number = b.document_number AND a.ord < b.ord`,
+  );
   const stale = await client.query(
     `DELETE FROM chg_entities c USING ${s}.entities e WHERE e.document_number = c.document_number AND e.source_date > c.source_date`,
   );
@@ -84,7 +99,9 @@ export async function applyCorporateChanges(client: pg.PoolClient, s: Schema): P
   await rememberCorporateDerived(client, s);
 
   // Known entities keep their id; new ones continue the sequence (imports run one at a time).
-  await client.query(`UPDATE chg_entities c SET id = e.id FROM ${s}.entities e WHERE e.document_number = c.document_number`);
+  await client.query(
+    `UPDATE chg_entities c SET id = e.id FROM ${s}.entities e WHERE e.document_number = c.document_number`,
+  );
   await client.query(`
     UPDATE chg_entities c SET id = n.id FROM (
       SELECT document_number, (SELECT coalesce(max(id), 0) FROM ${s}.entities) + row_number() OVER (ORDER BY ord) AS id
@@ -114,7 +131,12 @@ export async function applyCorporateChanges(client: pg.PoolClient, s: Schema): P
     WHERE NOT EXISTS (SELECT 1 FROM ${s}.officers t WHERE t.document_number = o.document_number AND t.slot = o.slot)`);
 
   const agents = await refreshCorporateDerived(client, s);
-  const moved = { entities: written.loaded, officers: (officers.rowCount ?? 0) - (replaced.rowCount ?? 0), events: 0, agents };
+  const moved = {
+    entities: written.loaded,
+    officers: (officers.rowCount ?? 0) - (replaced.rowCount ?? 0),
+    events: 0,
+    agents,
+  };
   return { ...written, skippedOlder: stale.rowCount ?? 0, moved };
 }
 
@@ -132,5 +154,9 @@ export async function applyEventChanges(client: pg.PoolClient, s: Schema): Promi
      ON CONFLICT (document_number, sequence) DO UPDATE SET ${assignments(EVENT_COLUMNS, ['document_number', 'sequence'])}`,
   );
   await refreshEventDerived(client, s);
-  return { ...written, skippedOlder: stale.rowCount ?? 0, moved: { entities: 0, officers: 0, events: written.loaded, agents: 0 } };
+  return {
+    ...written,
+    skippedOlder: stale.rowCount ?? 0,
+    moved: { entities: 0, officers: 0, events: written.loaded, agents: 0 },
+  };
 }

@@ -7,7 +7,9 @@ import { from as copyFrom } from 'pg-copy-streams';
 export type CopyValue = string | number | boolean | null | undefined | readonly string[];
 
 function escape(s: string): string {
-  return /[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')) : s;
+  return /[\\\t\n\r]/.test(s)
+    ? s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
+    : s;
 }
 
 const ARRAY_SPECIAL = /["\\]/;

@@ -55,7 +55,8 @@ function agentGroupsSql(s: Schema, where: string, kept: string): string {
     SELECT DISTINCT ON (agent_key, zip5) agent_key, zip5, ${col} FROM (
       SELECT agent_key, zip5, ${col}, sum(n) AS n FROM several WHERE ${col} IS NOT NULL GROUP BY 1, 2, 3
     ) x ORDER BY agent_key, zip5, n DESC, ${col}`;
-  const one = (col: string, alias: string): string => `CASE WHEN g.spellings = 1 THEN g.${col} ELSE ${alias}.${col} END`;
+  const one = (col: string, alias: string): string =>
+    `CASE WHEN g.spellings = 1 THEN g.${col} ELSE ${alias}.${col} END`;
   return `
     WITH g AS MATERIALIZED (
       SELECT agent_key, zip5, sum(n) AS entity_count, min(words) AS name_words, count(*) AS spellings,
@@ -145,7 +146,8 @@ function loadCountsSql(s: Schema): string {
 }
 
 /** Every count slice of the entity rows of `src`. */
-const allSlicesSql = (s: Schema, src: string): string => `${slicesSql(src)} UNION ALL ${wordSlicesSql(s, src)} UNION ALL ${citySlicesSql(s, src)}`;
+const allSlicesSql = (s: Schema, src: string): string =>
+  `${slicesSql(src)} UNION ALL ${wordSlicesSql(s, src)} UNION ALL ${citySlicesSql(s, src)}`;
 
 /**
  * similarity(e.name_core, x) for a text x of whose `own` distinct trigrams `shared` are the name's,
@@ -250,7 +252,12 @@ export function corporateDerivations(s: Schema, words = WORD_THRESHOLDS): Deriva
           SELECT ${SPELLING}, count(*) FROM ${s}.entities WHERE agent_key IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6`),
     },
     // The table is empty here: every group is new.
-    { table: 'agents', after: ['agent_spellings'], reads: 'entities', build: (c) => c.query(agentGroupsSql(s, '', `${s}.agents`)) },
+    {
+      table: 'agents',
+      after: ['agent_spellings'],
+      reads: 'entities',
+      build: (c) => c.query(agentGroupsSql(s, '', `${s}.agents`)),
+    },
     ...DICTIONARIES.flatMap((d): Derivation[] => {
       const reads = d.source === 'officers' ? 'officers' : 'entities';
       return [
@@ -265,14 +272,20 @@ export function corporateDerivations(s: Schema, words = WORD_THRESHOLDS): Deriva
                FROM ${s}.${d.source}, unnest(${d.column}) AS w GROUP BY w`,
             ),
         },
-        { table: keysTable(d.table), after: [d.table], reads, build: (c) => c.query(wordKeysSql(s, d.table, `SELECT word FROM ${s}.${d.table}`)) },
+        {
+          table: keysTable(d.table),
+          after: [d.table],
+          reads,
+          build: (c) => c.query(wordKeysSql(s, d.table, `SELECT word FROM ${s}.${d.table}`)),
+        },
       ];
     }),
     {
       table: 'entity_counts',
       after: ['entity_words', 'entity_postings'],
       reads: 'entities',
-      build: (c) => c.query(`INSERT INTO ${s}.entity_counts (slice, status, entity_type, filing_year, n) ${loadCountsSql(s)}`),
+      build: (c) =>
+        c.query(`INSERT INTO ${s}.entity_counts (slice, status, entity_type, filing_year, n) ${loadCountsSql(s)}`),
     },
     {
       table: 'entity_day_counts',
@@ -287,13 +300,23 @@ export function corporateDerivations(s: Schema, words = WORD_THRESHOLDS): Deriva
       table: 'entity_postings',
       after: ['entity_words'],
       reads: 'entities',
-      build: (c) => c.query(`INSERT INTO ${s}.entity_postings (${POSTING_COLUMNS}) ${postingsSql(s, `${s}.entities`, { ranked: true })}`),
+      build: (c) =>
+        c.query(
+          `INSERT INTO ${s}.entity_postings (${POSTING_COLUMNS}) ${postingsSql(s, `${s}.entities`, { ranked: true })}`,
+        ),
     },
   ];
 }
 
 export function eventDerivations(s: Schema): Derivation[] {
-  return [{ table: 'inactivations', after: [], reads: 'events', build: (c) => c.query(inactivationsSql(s, ''), inactivationParams()) }];
+  return [
+    {
+      table: 'inactivations',
+      after: [],
+      reads: 'events',
+      build: (c) => c.query(inactivationsSql(s, ''), inactivationParams()),
+    },
+  ];
 }
 
 /**
@@ -314,7 +337,13 @@ export async function rememberCorporateDerived(client: pg.PoolClient, s: Schema)
  * new word arrives with its deletion keys. The statement's parts share one snapshot, so the update
  * sees only the words that were there before.
  */
-async function moveDictionary(client: pg.PoolClient, s: Schema, d: (typeof DICTIONARIES)[number], before: string, after: string): Promise<void> {
+async function moveDictionary(
+  client: pg.PoolClient,
+  s: Schema,
+  d: (typeof DICTIONARIES)[number],
+  before: string,
+  after: string,
+): Promise<void> {
   await client.query(`
     WITH moves AS MATERIALIZED (
       SELECT w, sum(delta) AS delta FROM (
@@ -351,12 +380,18 @@ async function refreshAgents(client: pg.PoolClient, s: Schema): Promise<number> 
   await client.query(`
     CREATE TEMP TABLE old_agents ON COMMIT DROP AS
     SELECT a.* FROM ${s}.agents a JOIN touched_agents t ON a.agent_key = t.agent_key AND a.zip5 = t.zip5`);
-  await client.query(`DELETE FROM ${s}.agents a USING touched_agents t WHERE a.agent_key = t.agent_key AND a.zip5 = t.zip5`);
-  await client.query(agentGroupsSql(s, `AND (agent_key, zip5) IN (SELECT agent_key, zip5 FROM touched_agents)`, 'old_agents'));
+  await client.query(
+    `DELETE FROM ${s}.agents a USING touched_agents t WHERE a.agent_key = t.agent_key AND a.zip5 = t.zip5`,
+  );
+  await client.query(
+    agentGroupsSql(s, `AND (agent_key, zip5) IN (SELECT agent_key, zip5 FROM touched_agents)`, 'old_agents'),
+  );
   await client.query(`
     CREATE TEMP TABLE new_agents ON COMMIT DROP AS
     SELECT a.* FROM ${s}.agents a JOIN touched_agents t ON a.agent_key = t.agent_key AND a.zip5 = t.zip5`);
-  const { rows } = await client.query<{ n: number }>('SELECT (SELECT count(*) FROM new_agents) - (SELECT count(*) FROM old_agents) AS n');
+  const { rows } = await client.query<{ n: number }>(
+    'SELECT (SELECT count(*) FROM new_agents) - (SELECT count(*) FROM old_agents) AS n',
+  );
   return Number(rows[0]!.n);
 }
 
@@ -405,7 +440,9 @@ export async function refreshCorporateDerived(client: pg.PoolClient, s: Schema):
 
 /** Recomputes the inactivation of every entity with a row in `chg_events`. */
 export async function refreshEventDerived(client: pg.PoolClient, s: Schema): Promise<void> {
-  await client.query(`DELETE FROM ${s}.inactivations WHERE document_number IN (SELECT document_number FROM chg_events)`);
+  await client.query(
+    `DELETE FROM ${s}.inactivations WHERE document_number IN (SELECT document_number FROM chg_events)`,
+  );
   await client.query(
     inactivationsSql(s, `AND ev.document_number IN (SELECT document_number FROM chg_events)`),
     inactivationParams(),

@@ -32,7 +32,14 @@ export interface FileSummary {
 export interface ImportSummary {
   files: FileSummary[];
   ignored: string[];
-  totals: { files_imported: number; records_read: number; records_loaded: number; records_updated: number; records_skipped_older: number; records_rejected: number };
+  totals: {
+    files_imported: number;
+    records_read: number;
+    records_loaded: number;
+    records_updated: number;
+    records_skipped_older: number;
+    records_rejected: number;
+  };
   dataset: DatasetCounts;
 }
 
@@ -66,12 +73,30 @@ function checkRefusal(file: SourceFile, stats: ReadStats, refuse: ImportOptions[
 
 interface Outcome extends Omit<ChangeCounts, 'moved'>, ReadStats {}
 
-async function recordImport(client: pg.PoolClient, file: SourceFile, sum: string, startedAt: Date, o: Outcome): Promise<void> {
+async function recordImport(
+  client: pg.PoolClient,
+  file: SourceFile,
+  sum: string,
+  startedAt: Date,
+  o: Outcome,
+): Promise<void> {
   await client.query(
     `INSERT INTO imports (file_name, kind, file_date, checksum, size_bytes, started_at, finished_at,
        records_read, records_loaded, records_updated, records_rejected, rejects)
      VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp(), $7, $8, $9, $10, $11)`,
-    [file.name, file.kind, file.fileDate, sum, file.size, startedAt, o.read, o.loaded, o.updated, o.rejected, JSON.stringify(o.rejects)],
+    [
+      file.name,
+      file.kind,
+      file.fileDate,
+      sum,
+      file.size,
+      startedAt,
+      o.read,
+      o.loaded,
+      o.updated,
+      o.rejected,
+      JSON.stringify(o.rejects),
+    ],
   );
   await client.query(
     `UPDATE dataset_state SET version = version + 1, last_import_at = clock_timestamp(),
@@ -82,7 +107,14 @@ async function recordImport(client: pg.PoolClient, file: SourceFile, sum: string
 }
 
 /** A loose file: its records as one change set, applied in one transaction. */
-async function applyChanges(pool: pg.Pool, file: SourceFile, sum: string, startedAt: Date, progress: Progress, refuse: ImportOptions['refuse']): Promise<Outcome> {
+async function applyChanges(
+  pool: pg.Pool,
+  file: SourceFile,
+  sum: string,
+  startedAt: Date,
+  progress: Progress,
+  refuse: ImportOptions['refuse'],
+): Promise<Outcome> {
   const corporate = file.kind === 'quarterly_corporate' || file.kind === 'daily_corporate';
   return inTransaction(pool, async (client) => {
     const writer = await openChangeSet(client, corporate ? 'corporate' : 'events');
@@ -100,13 +132,21 @@ async function applyChanges(pool: pg.Pool, file: SourceFile, sum: string, starte
             () => writer.pump(),
             progress,
           )
-        : await readRecords(file, parseEvent, (e, ord) => writer.event(eventRow(e, file.fileDate), ord), () => writer.pump(), progress);
+        : await readRecords(
+            file,
+            parseEvent,
+            (e, ord) => writer.event(eventRow(e, file.fileDate), ord),
+            () => writer.pump(),
+            progress,
+          );
       await writer.end();
     } finally {
       progress.stop();
     }
     checkRefusal(file, stats, refuse);
-    const counts = corporate ? await applyCorporateChanges(client, 'registry') : await applyEventChanges(client, 'registry');
+    const counts = corporate
+      ? await applyCorporateChanges(client, 'registry')
+      : await applyEventChanges(client, 'registry');
     const outcome = { ...stats, ...counts };
     await recordImport(client, file, sum, startedAt, outcome);
     await moveDatasetCounts(client, counts.moved);
@@ -147,13 +187,19 @@ async function vacuumDataset(pool: pg.Pool, log: (line: string) => void): Promis
   const started = Date.now();
   try {
     for (const { table, options } of INDEX_ONLY_TABLES) await pool.query(`VACUUM ${options} registry.${table}`);
-    log(`dataset: vacuumed ${INDEX_ONLY_TABLES.map((t) => t.table).join(', ')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    log(
+      `dataset: vacuumed ${INDEX_ONLY_TABLES.map((t) => t.table).join(', ')} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
   } catch (err) {
     log(`dataset: vacuum failed (${err instanceof Error ? err.message : String(err)}); the files stand`);
   }
 }
 
-export async function importFiles(pool: pg.Pool, paths: readonly string[], opts: ImportOptions = {}): Promise<ImportSummary> {
+export async function importFiles(
+  pool: pg.Pool,
+  paths: readonly string[],
+  opts: ImportOptions = {},
+): Promise<ImportSummary> {
   const progress = opts.progress ?? silentProgress;
   const log = opts.log ?? (() => {});
   const { files, ignored } = await discover(paths);
@@ -176,7 +222,17 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
       const base = { file: file.path, kind: file.kind, file_date: file.fileDate };
       if (seen.rowCount) {
         log(`${file.name}: already imported, skipped`);
-        summaries.push({ ...base, status: 'already_imported', records_read: 0, records_loaded: 0, records_updated: 0, records_skipped_older: 0, records_rejected: 0, rejects: [], elapsed_ms: Date.now() - started });
+        summaries.push({
+          ...base,
+          status: 'already_imported',
+          records_read: 0,
+          records_loaded: 0,
+          records_updated: 0,
+          records_skipped_older: 0,
+          records_rejected: 0,
+          rejects: [],
+          elapsed_ms: Date.now() - started,
+        });
         continue;
       }
       const o: Outcome = file.fullLoad
@@ -199,7 +255,9 @@ export async function importFiles(pool: pg.Pool, paths: readonly string[], opts:
         appliedSinceWarm = false;
       } else if (!file.fullLoad) appliedSinceWarm = true;
       for (const r of o.rejects.slice(0, REJECTS_SHOWN)) log(`rejected ${r.file} line ${r.line}: ${r.reason}`);
-      log(`${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ${o.skippedOlder} older than stored, ${o.rejected} rejected`);
+      log(
+        `${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ${o.skippedOlder} older than stored, ${o.rejected} rejected`,
+      );
       summaries.push({
         ...base,
         status: 'imported',

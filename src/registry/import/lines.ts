@@ -11,7 +11,8 @@ const CR = 0x0d;
 /** A DOS end-of-file mark or a blank line is not a record. */
 export const isBlank = (b: Buffer): boolean => b.length === 0 || (b.length === 1 && b[0] === 0x1a);
 /** The line of `buf` from `start` to `stop` (its LF, or the end of the bytes), without a CR before it. */
-export const lineOf = (buf: Buffer, start: number, stop: number): Buffer => buf.subarray(start, stop > start && buf[stop - 1] === CR ? stop - 1 : stop);
+export const lineOf = (buf: Buffer, start: number, stop: number): Buffer =>
+  buf.subarray(start, stop > start && buf[stop - 1] === CR ? stop - 1 : stop);
 
 /** Yields the lines of `chunks`, in batches. A batch's buffers point into the chunk it came from. */
 export async function* lineBatches(chunks: AsyncIterable<Buffer>): AsyncGenerator<Line[]> {

@@ -41,7 +41,13 @@ function block(parts: readonly Uint8Array[], size: number): Uint8Array {
 }
 
 /** Reads a snapshot of `kind` into its COPY streams (`writers`, in its tables' order), parsing on `workers` threads. */
-export async function readInParallel(file: SourceFile, kind: RecordKind, writers: CopyWriter[], workers: number, progress: Progress): Promise<ReadStats> {
+export async function readInParallel(
+  file: SourceFile,
+  kind: RecordKind,
+  writers: CopyWriter[],
+  workers: number,
+  progress: Progress,
+): Promise<ReadStats> {
   const stats: ReadStats = { read: 0, rejected: 0, rejects: [] };
   const pool: Worker[] = Array.from({ length: workers }, () => startWorker(import.meta.url, 'parse-worker', null));
   const waiting = new Map<number, { resolve: (r: ParseReply) => void; reject: (e: Error) => void }>();

@@ -35,7 +35,10 @@ export interface ParseReply {
 }
 
 /** Appends one record's rows to `texts`; throws MalformedRecord for a line to reject. */
-const ROWS: Record<RecordKind, { tables: number; add(line: Buffer, id: number, sourceDate: string, texts: string[]): void }> = {
+const ROWS: Record<
+  RecordKind,
+  { tables: number; add(line: Buffer, id: number, sourceDate: string, texts: string[]): void }
+> = {
   corporate: {
     tables: 2,
     add(line, id, sourceDate, texts) {
@@ -82,5 +85,8 @@ port.on('message', (req: ParseRequest) => {
   // Encoded here and moved, not copied: the main thread writes the bytes as they are.
   const tables = texts.map((t) => encoder.encode(t));
   const reply: ParseReply = { id: req.id, tables, records, read, rejects };
-  port.postMessage(reply, tables.map((t) => t.buffer as ArrayBuffer));
+  port.postMessage(
+    reply,
+    tables.map((t) => t.buffer as ArrayBuffer),
+  );
 });

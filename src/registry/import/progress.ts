@@ -13,7 +13,11 @@ export const silentProgress: Progress = { start() {}, advance() {}, stop() {} };
 const duration = (seconds: number): string => {
   if (!Number.isFinite(seconds)) return '?';
   const s = Math.max(0, Math.round(seconds));
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m` : s >= 60 ? `${Math.floor(s / 60)}m${s % 60}s` : `${s}s`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`
+    : s >= 60
+      ? `${Math.floor(s / 60)}m${s % 60}s`
+      : `${s}s`;
 };
 
 /** Progress on stderr when it is a terminal, else through `log` every `everyMs`. */
@@ -43,7 +47,11 @@ export function createProgress(log: (line: string) => void, opts: { tty?: boolea
       lastLog = startedAt;
       if (tty) {
         bar = new cliProgress.SingleBar(
-          { format: '{label} {bar} {percentage}% | {records} records | {rate}/s | ETA {etaText}', hideCursor: true, stream: process.stderr },
+          {
+            format: '{label} {bar} {percentage}% | {records} records | {rate}/s | ETA {etaText}',
+            hideCursor: true,
+            stream: process.stderr,
+          },
           cliProgress.Presets.shades_classic,
         );
         bar.start(total, 0, { label, records: 0, rate: 0, etaText: '?' });
@@ -56,7 +64,9 @@ export function createProgress(log: (line: string) => void, opts: { tty?: boolea
       if (bar) bar.update(bytes, { label, records, rate: Math.round(rate()), etaText: duration(eta()) });
       else if (now - lastLog >= everyMs) {
         lastLog = now;
-        log(`${label}: ${Math.floor((bytes / total) * 100)}%, ${records} records, ${Math.round(rate())} records/s, ETA ${duration(eta())}`);
+        log(
+          `${label}: ${Math.floor((bytes / total) * 100)}%, ${records} records, ${Math.round(rate())} records/s, ETA ${duration(eta())}`,
+        );
       }
     },
     stop() {

@@ -7,7 +7,14 @@ import { inTransaction } from '../../db/pool.js';
 import { parseCorporate, parseEvent, type CorporateRecord, type EventRecord } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges } from './changes.js';
 import { CopyWriter } from './copy.js';
-import { COUNTED_WORD, FREQUENT_WORD, corporateDerivations, eventDerivations, type Derivation, type WordThresholds } from './derived.js';
+import {
+  COUNTED_WORD,
+  FREQUENT_WORD,
+  corporateDerivations,
+  eventDerivations,
+  type Derivation,
+  type WordThresholds,
+} from './derived.js';
 import { parseWorkers, readInParallel } from './parallel.js';
 import type { Progress } from './progress.js';
 import { readRecords, type ReadStats } from './read.js';
@@ -49,7 +56,8 @@ const corporateUnit: Unit = {
   ],
   derivations: (words) => corporateDerivations(NEXT, words),
   async read(file, [entities, officers], progress, parallelFromBytes) {
-    if (file.contentBytes >= parallelFromBytes) return readInParallel(file, 'corporate', [entities!, officers!], parseWorkers(), progress);
+    if (file.contentBytes >= parallelFromBytes)
+      return readInParallel(file, 'corporate', [entities!, officers!], parseWorkers(), progress);
     let id = 0;
     return readRecords<CorporateRecord>(
       file,
@@ -67,8 +75,12 @@ const corporateUnit: Unit = {
     );
   },
   async dedupe(client) {
-    await client.query(`DELETE FROM ${NEXT}.entities a USING ${NEXT}.entities b WHERE a.document_number = b.document_number AND a.id < b.id`);
-    await client.query(`DELETE FROM ${NEXT}.officers o WHERE NOT EXISTS (SELECT 1 FROM ${NEXT}.entities e WHERE e.id = o.entity_id)`);
+    await client.query(
+      `DELETE FROM ${NEXT}.entities a USING ${NEXT}.entities b WHERE a.document_number = b.document_number AND a.id < b.id`,
+    );
+    await client.query(
+      `DELETE FROM ${NEXT}.officers o WHERE NOT EXISTS (SELECT 1 FROM ${NEXT}.entities e WHERE e.id = o.entity_id)`,
+    );
   },
   async carryOver(client, snapshotDate) {
     await client.query(
@@ -91,7 +103,13 @@ const eventUnit: Unit = {
   read: (file, [events], progress, parallelFromBytes) =>
     file.contentBytes >= parallelFromBytes
       ? readInParallel(file, 'events', [events!], parseWorkers(), progress)
-      : readRecords<EventRecord>(file, parseEvent, (e) => events!.write(eventRow(e, file.fileDate)), () => events!.drained(), progress),
+      : readRecords<EventRecord>(
+          file,
+          parseEvent,
+          (e) => events!.write(eventRow(e, file.fileDate)),
+          () => events!.drained(),
+          progress,
+        ),
   async dedupe(client) {
     await client.query(
       `DELETE FROM ${NEXT}.events a USING ${NEXT}.events b
@@ -99,9 +117,10 @@ const eventUnit: Unit = {
     );
   },
   async carryOver(client, snapshotDate) {
-    await client.query(`CREATE TEMP TABLE chg_events ON COMMIT DROP AS SELECT *, 0 AS ord FROM registry.events WHERE source_date > $1`, [
-      snapshotDate,
-    ]);
+    await client.query(
+      `CREATE TEMP TABLE chg_events ON COMMIT DROP AS SELECT *, 0 AS ord FROM registry.events WHERE source_date > $1`,
+      [snapshotDate],
+    );
     const counts = await applyEventChanges(client, NEXT);
     return counts.loaded + counts.updated;
   },
@@ -109,7 +128,9 @@ const eventUnit: Unit = {
 
 /** The staged copy of a live table, with its storage options (fillfactor) before any row is written. */
 async function createLike(client: pg.PoolClient, table: string): Promise<void> {
-  await client.query(`CREATE TABLE ${NEXT}.${table} (LIKE registry.${table} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING STORAGE)`);
+  await client.query(
+    `CREATE TABLE ${NEXT}.${table} (LIKE registry.${table} INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING STORAGE)`,
+  );
   const { rows } = await client.query<{ options: string | null }>(
     `SELECT array_to_string(reloptions, ', ') AS options FROM pg_class WHERE oid = ('registry.' || $1)::regclass`,
     [table],
@@ -249,7 +270,13 @@ async function buildTables(
   }
 }
 
-async function copyRecords(pool: pg.Pool, unit: Unit, file: SourceFile, progress: Progress, parallelFromBytes: number): Promise<ReadStats> {
+async function copyRecords(
+  pool: pg.Pool,
+  unit: Unit,
+  file: SourceFile,
+  progress: Progress,
+  parallelFromBytes: number,
+): Promise<ReadStats> {
   const clients = await Promise.all(unit.copied.map(() => pool.connect()));
   const writers: CopyWriter[] = [];
   try {
@@ -307,7 +334,11 @@ export async function loadSnapshot(
   log: (line: string) => void,
   finish: (client: pg.PoolClient, result: SnapshotResult) => Promise<void>,
   check: (stats: ReadStats) => void = () => {},
-  { frequentWord = FREQUENT_WORD, countedWord = COUNTED_WORD, parallelFromBytes = PARALLEL_FROM_BYTES }: SnapshotOptions = {},
+  {
+    frequentWord = FREQUENT_WORD,
+    countedWord = COUNTED_WORD,
+    parallelFromBytes = PARALLEL_FROM_BYTES,
+  }: SnapshotOptions = {},
 ): Promise<SnapshotResult> {
   let stepStarted = Date.now();
   const step = (what: string): void => {
@@ -315,7 +346,9 @@ export async function loadSnapshot(
     stepStarted = Date.now();
   };
   const unit = file.kind === 'quarterly_corporate' ? corporateUnit : eventUnit;
-  const derivations = new Map(unit.derivations({ frequent: frequentWord, counted: countedWord }).map((d) => [d.table, d]));
+  const derivations = new Map(
+    unit.derivations({ frequent: frequentWord, counted: countedWord }).map((d) => [d.table, d]),
+  );
   const tables = [...unit.copied.map((c) => c.table), ...derivations.keys()];
   await pool.query(`DROP SCHEMA IF EXISTS ${NEXT} CASCADE`);
   await pool.query(`CREATE SCHEMA ${NEXT}`);
@@ -329,9 +362,19 @@ export async function loadSnapshot(
     }
     step(`copied ${stats.read} records`);
     check(stats);
-    const definitions = new Map(await Promise.all(tables.map(async (t) => [t, await indexStatements(pool, t)] as const)));
-    const of = (names: readonly string[], part: 'constraints' | 'indexes'): string[] => names.flatMap((t) => definitions.get(t)![part]);
-    await addKeys(pool, unit, of(unit.copied.map((c) => c.table), 'constraints'));
+    const definitions = new Map(
+      await Promise.all(tables.map(async (t) => [t, await indexStatements(pool, t)] as const)),
+    );
+    const of = (names: readonly string[], part: 'constraints' | 'indexes'): string[] =>
+      names.flatMap((t) => definitions.get(t)![part]);
+    await addKeys(
+      pool,
+      unit,
+      of(
+        unit.copied.map((c) => c.table),
+        'constraints',
+      ),
+    );
     step('primary keys');
     await buildTables(pool, unit, derivations, definitions, log);
     step('derived tables, indexes and statistics');

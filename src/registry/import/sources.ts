@@ -48,7 +48,10 @@ function memberKind(name: string): FileKind | undefined {
 }
 
 function dailyKind(name: string): { kind: FileKind; date: string } | undefined {
-  for (const [re, kind] of [[DAILY_EVENT_FILE, 'daily_events'], [DAILY_CORPORATE_FILE, 'daily_corporate']] as const) {
+  for (const [re, kind] of [
+    [DAILY_EVENT_FILE, 'daily_events'],
+    [DAILY_CORPORATE_FILE, 'daily_corporate'],
+  ] as const) {
     const m = re.exec(name);
     if (m) return { kind, date: `${m[1]}-${m[2]}-${m[3]}` };
   }
@@ -88,7 +91,8 @@ async function describeZip(file: string, size: number): Promise<SourceFile> {
   const files = entries.filter((e) => !e.fileName.endsWith('/'));
   const kinds = new Set(files.map((e) => memberKind(e.fileName)));
   const kind = kinds.size === 1 ? [...kinds][0] : undefined;
-  if (!kind) throw new Error(`${file}: not a registry quarterly zip (members must all be cordata*.txt or all corevent*.txt)`);
+  if (!kind)
+    throw new Error(`${file}: not a registry quarterly zip (members must all be cordata*.txt or all corevent*.txt)`);
   const newest = files.map((e) => e.getLastModDate({ timezone: 'UTC' })).reduce((a, b) => (a > b ? a : b));
   return {
     path: file,
@@ -123,7 +127,12 @@ async function describe(file: string): Promise<SourceFile | undefined> {
   };
 }
 
-const KIND_ORDER: Record<FileKind, number> = { quarterly_corporate: 0, quarterly_events: 1, daily_corporate: 2, daily_events: 3 };
+const KIND_ORDER: Record<FileKind, number> = {
+  quarterly_corporate: 0,
+  quarterly_events: 1,
+  daily_corporate: 2,
+  daily_events: 3,
+};
 
 export interface Discovery {
   readonly files: SourceFile[];
@@ -153,12 +162,18 @@ export async function discover(paths: readonly string[]): Promise<Discovery> {
       }
     } else {
       const found = await describe(p);
-      if (!found) throw new Error(`${p}: not a registry file (expected cordata.zip, corevent.zip, their members, YYYYMMDDc.txt or YYYYMMDDce.txt)`);
+      if (!found)
+        throw new Error(
+          `${p}: not a registry file (expected cordata.zip, corevent.zip, their members, YYYYMMDDc.txt or YYYYMMDDce.txt)`,
+        );
       files.push(found);
     }
   }
   const unique = [...new Map(files.map((f) => [path.resolve(f.path), f])).values()];
-  unique.sort((a, b) => a.fileDate.localeCompare(b.fileDate) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.name.localeCompare(b.name));
+  unique.sort(
+    (a, b) =>
+      a.fileDate.localeCompare(b.fileDate) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.name.localeCompare(b.name),
+  );
   return { files: unique, ignored };
 }
 

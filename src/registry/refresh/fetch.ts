@@ -39,7 +39,11 @@ export class FetchFailed extends Error {
 const sleepFor = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs `work` up to `attempts` times, waiting `delayMs`, then twice that, between tries. */
-export async function withRetries<T>(what: string, opts: FetchOptions, work: (attempt: number) => Promise<T>): Promise<T> {
+export async function withRetries<T>(
+  what: string,
+  opts: FetchOptions,
+  work: (attempt: number) => Promise<T>,
+): Promise<T> {
   const sleep = opts.sleep ?? sleepFor;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -47,7 +51,9 @@ export async function withRetries<T>(what: string, opts: FetchOptions, work: (at
     } catch (err) {
       if (attempt >= opts.attempts) throw err;
       const wait = opts.retryDelayMs * 2 ** (attempt - 1);
-      opts.log(`${what} failed (attempt ${attempt} of ${opts.attempts}): ${(err as Error).message}; retrying in ${Math.round(wait / 1000)} s`);
+      opts.log(
+        `${what} failed (attempt ${attempt} of ${opts.attempts}): ${(err as Error).message}; retrying in ${Math.round(wait / 1000)} s`,
+      );
       await sleep(wait);
     }
   }
@@ -56,11 +62,13 @@ export async function withRetries<T>(what: string, opts: FetchOptions, work: (at
 const sizeOf = async (file: string): Promise<number> => (await stat(file).catch(() => null))?.size ?? 0;
 
 /** The partial download of this listed version of the file: a new version on the source starts afresh. */
-export const partName = (f: ListedFile): string => `${f.name}.${f.size}-${Math.floor(f.modifiedAt.getTime() / 1000)}.part`;
+export const partName = (f: ListedFile): string =>
+  `${f.name}.${f.size}-${Math.floor(f.modifiedAt.getTime() / 1000)}.part`;
 
 async function dropOtherParts(dir: string, file: ListedFile, keep: string): Promise<void> {
   for (const name of await readdir(dir)) {
-    if (name !== keep && name.startsWith(`${file.name}.`) && name.endsWith('.part')) await rm(path.join(dir, name), { force: true });
+    if (name !== keep && name.startsWith(`${file.name}.`) && name.endsWith('.part'))
+      await rm(path.join(dir, name), { force: true });
   }
 }
 
@@ -77,7 +85,12 @@ export async function endsWithLineEnd(file: string): Promise<boolean> {
   }
 }
 
-export async function fetchFile(source: RegistrySource, file: ListedFile, dir: string, opts: FetchOptions): Promise<Fetched> {
+export async function fetchFile(
+  source: RegistrySource,
+  file: ListedFile,
+  dir: string,
+  opts: FetchOptions,
+): Promise<Fetched> {
   const part = path.join(dir, partName(file));
   const final = path.join(dir, file.name);
   await dropOtherParts(dir, file, path.basename(part));
@@ -106,7 +119,12 @@ export async function fetchFile(source: RegistrySource, file: ListedFile, dir: s
     });
   } catch (err) {
     const downloaded = Math.max(0, (await sizeOf(part)) - resumedFrom);
-    throw new FetchFailed(`${file.name}: download failed after ${used} attempt(s): ${(err as Error).message}`, resumedFrom, downloaded, used);
+    throw new FetchFailed(
+      `${file.name}: download failed after ${used} attempt(s): ${(err as Error).message}`,
+      resumedFrom,
+      downloaded,
+      used,
+    );
   }
   await rename(part, final);
   return { path: final, resumedFrom, downloaded: file.size - resumedFrom, attempts: used };

@@ -3,7 +3,14 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { registryFiles, SOURCE_DIRECTORIES, type DirectoryEntry, type ListedFile, type RegistrySource, type RemoteStat } from './source.js';
+import {
+  registryFiles,
+  SOURCE_DIRECTORIES,
+  type DirectoryEntry,
+  type ListedFile,
+  type RegistrySource,
+  type RemoteStat,
+} from './source.js';
 
 const missing = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
 
@@ -36,7 +43,10 @@ export class LocalSource implements RegistrySource {
   }
 
   async download(file: ListedFile, dest: string, offset: number): Promise<void> {
-    await pipeline(createReadStream(file.path, { start: offset, highWaterMark: 1 << 20 }), createWriteStream(dest, { flags: 'a' }));
+    await pipeline(
+      createReadStream(file.path, { start: offset, highWaterMark: 1 << 20 }),
+      createWriteStream(dest, { flags: 'a' }),
+    );
   }
 
   async stat(file: ListedFile): Promise<RemoteStat | null> {

@@ -36,10 +36,17 @@ export interface DailyPlan {
   readonly olderThanSnapshot: number;
 }
 
-const KIND_ORDER: Record<FileKind, number> = { quarterly_corporate: 0, quarterly_events: 1, daily_corporate: 2, daily_events: 3 };
+const KIND_ORDER: Record<FileKind, number> = {
+  quarterly_corporate: 0,
+  quarterly_events: 1,
+  daily_corporate: 2,
+  daily_events: 3,
+};
 
 export const byApplyOrder = (a: ListedFile, b: ListedFile): number =>
-  (a.fileDate ?? '').localeCompare(b.fileDate ?? '') || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.name.localeCompare(b.name);
+  (a.fileDate ?? '').localeCompare(b.fileDate ?? '') ||
+  KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
+  a.name.localeCompare(b.name);
 
 const isApplied = (state: AppliedState, f: ListedFile): boolean => state.applied.has(appliedKey(f.name, f.size));
 

@@ -8,7 +8,15 @@ import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/index.js';
 import { importFiles, ImportRefused } from '../import/index.js';
-import { endsWithLineEnd, fetchFile, FetchFailed, partName, withRetries, type Fetched, type FetchOptions } from './fetch.js';
+import {
+  endsWithLineEnd,
+  fetchFile,
+  FetchFailed,
+  partName,
+  withRetries,
+  type Fetched,
+  type FetchOptions,
+} from './fetch.js';
 import { LocalSource } from './local-source.js';
 import { appliedKey, planDaily, planSnapshots, type AppliedState, type HeldBack } from './plan.js';
 import { tooManyRejects } from './refuse.js';
@@ -30,14 +38,19 @@ export interface RefreshDeps {
 
 export function openSource(config: Config, log: (line: string) => void): RegistrySource {
   const source = config.registrySource;
-  if (!source) throw new Error('REGISTRY_SOURCE is not set: nothing to refresh from (a directory, or sftp://user:password@host/path)');
+  if (!source)
+    throw new Error(
+      'REGISTRY_SOURCE is not set: nothing to refresh from (a directory, or sftp://user:password@host/path)',
+    );
   return source.kind === 'local' ? new LocalSource(source.dir) : new SftpSource(source, log);
 }
 
 export const downloadDir = (config: Config): string => path.join(config.dataDir, 'downloads');
 
 async function appliedState(pool: pg.Pool): Promise<AppliedState> {
-  const { rows } = await pool.query<{ file_name: string; size_bytes: number }>('SELECT file_name, size_bytes FROM imports');
+  const { rows } = await pool.query<{ file_name: string; size_bytes: number }>(
+    'SELECT file_name, size_bytes FROM imports',
+  );
   const { rows: s } = await pool.query<{ snapshot_date: string | null; newest_daily: string | null }>(
     `SELECT snapshot_date::text, (SELECT max(file_date)::text FROM imports WHERE kind = 'daily_corporate') AS newest_daily FROM dataset_state`,
   );
@@ -67,8 +80,20 @@ async function record(pool: pg.Pool, runId: number | undefined, file: ListedFile
        resumed_from, downloaded_bytes, attempts, records_read, records_rejected, error)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
     [
-      runId ?? null, file.name, file.path, file.kind, step.fileDate ?? file.fileDate, file.size, file.modifiedAt, step.outcome,
-      step.resumedFrom ?? 0, step.downloaded ?? 0, step.attempts ?? 0, step.read ?? null, step.rejected ?? null, step.error ?? null,
+      runId ?? null,
+      file.name,
+      file.path,
+      file.kind,
+      step.fileDate ?? file.fileDate,
+      file.size,
+      file.modifiedAt,
+      step.outcome,
+      step.resumedFrom ?? 0,
+      step.downloaded ?? 0,
+      step.attempts ?? 0,
+      step.read ?? null,
+      step.rejected ?? null,
+      step.error ?? null,
     ],
   );
 }
@@ -81,7 +106,13 @@ interface Totals {
 }
 
 /** Fetches and applies one file; returns why it failed, or null once it is in the dataset. */
-async function applyOne(deps: RefreshDeps, source: RegistrySource, file: ListedFile, fetchOpts: FetchOptions, totals: Totals): Promise<string | null> {
+async function applyOne(
+  deps: RefreshDeps,
+  source: RegistrySource,
+  file: ListedFile,
+  fetchOpts: FetchOptions,
+  totals: Totals,
+): Promise<string | null> {
   const { pool, log, runId } = deps;
   let fetched: Fetched;
   try {
@@ -89,7 +120,13 @@ async function applyOne(deps: RefreshDeps, source: RegistrySource, file: ListedF
   } catch (err) {
     const f = err instanceof FetchFailed ? err : null;
     const error = (err as Error).message;
-    await record(pool, runId, file, { outcome: 'download_failed', resumedFrom: f?.resumedFrom ?? 0, downloaded: f?.downloaded ?? 0, attempts: f?.attempts ?? 1, error });
+    await record(pool, runId, file, {
+      outcome: 'download_failed',
+      resumedFrom: f?.resumedFrom ?? 0,
+      downloaded: f?.downloaded ?? 0,
+      attempts: f?.attempts ?? 1,
+      error,
+    });
     return error;
   }
   totals.downloadedBytes += fetched.downloaded;
@@ -104,13 +141,21 @@ async function applyOne(deps: RefreshDeps, source: RegistrySource, file: ListedF
     const summary = await importFiles(pool, [fetched.path], { log, refuse: tooManyRejects });
     const s = summary.files[0]!;
     const outcome = s.status === 'imported' ? 'applied' : 'already_imported';
-    await record(pool, runId, file, { ...transfer, outcome, fileDate: s.file_date, read: s.records_read, rejected: s.records_rejected });
+    await record(pool, runId, file, {
+      ...transfer,
+      outcome,
+      fileDate: s.file_date,
+      read: s.records_read,
+      rejected: s.records_rejected,
+    });
     if (outcome === 'applied') totals.applied.push(file.name);
     else totals.alreadyImported++;
     return null;
   } catch (err) {
     const refused = err instanceof ImportRefused;
-    const error = refused ? `${file.name} refused: ${err.reason}` : `${file.name}: import failed: ${(err as Error).message}`;
+    const error = refused
+      ? `${file.name} refused: ${err.reason}`
+      : `${file.name}: import failed: ${(err as Error).message}`;
     await record(pool, runId, file, {
       ...transfer,
       outcome: refused ? 'refused' : 'import_failed',
@@ -154,7 +199,9 @@ async function listSource(source: RegistrySource, opts: FetchOptions): Promise<L
   try {
     return await withRetries(`listing ${source.description}`, opts, () => source.list());
   } catch (err) {
-    throw new Error(`listing ${source.description} failed after ${opts.attempts} attempts: ${(err as Error).message}`);
+    throw new Error(`listing ${source.description} failed after ${opts.attempts} attempts: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 
@@ -189,15 +236,22 @@ export async function runRefresh(deps: RefreshDeps): Promise<Record<string, numb
     if (snapshotFailure) throw new Error(`${snapshotFailure}; the daily files wait for the snapshot`);
 
     const plan = planDaily(listed, await appliedState(pool));
-    for (const day of plan.skippedDays) log(`refresh: no daily file for ${day} (a workday) while later days are there: taken as a day the registry did not publish`);
+    for (const day of plan.skippedDays)
+      log(
+        `refresh: no daily file for ${day} (a workday) while later days are there: taken as a day the registry did not publish`,
+      );
     const failure = await applyInOrder(deps, source, plan.fetch, plan.heldBack, fetchOpts, totals);
     if (failure) throw new Error(failure);
     if (plan.missingDay) {
       for (const h of plan.heldBack) await record(pool, deps.runId, h.file, { outcome: 'held_back', error: h.reason });
-      throw new Error(`no daily file for ${plan.missingDay} (a workday) on the source; ${plan.heldBack.length} later file(s) held back until it appears`);
+      throw new Error(
+        `no daily file for ${plan.missingDay} (a workday) on the source; ${plan.heldBack.length} later file(s) held back until it appears`,
+      );
     }
     await markRefreshed(pool, deps.clock.now());
-    log(`refresh: ${totals.applied.length} file(s) applied${totals.applied.length ? `: ${totals.applied.join(', ')}` : ''}`);
+    log(
+      `refresh: ${totals.applied.length} file(s) applied${totals.applied.length ? `: ${totals.applied.join(', ')}` : ''}`,
+    );
     return {
       source: source.description,
       listed: listed.length,
@@ -262,7 +316,10 @@ export async function planRefresh(deps: RefreshDeps): Promise<RefreshPlan> {
       source_path: f.path,
       partial_bytes: await partialBytes(dir, f),
     });
-    const planned = { snapshots: await Promise.all(snapshots.map(describe)), daily: await Promise.all(plan.fetch.map(describe)) };
+    const planned = {
+      snapshots: await Promise.all(snapshots.map(describe)),
+      daily: await Promise.all(plan.fetch.map(describe)),
+    };
     return {
       source: source.description,
       listed: listed.length,

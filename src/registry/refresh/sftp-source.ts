@@ -7,9 +7,21 @@ import path from 'node:path';
 import SftpClient from 'ssh2-sftp-client';
 import type { CipherAlgorithm, ConnectConfig, SFTPWrapper } from 'ssh2';
 import { describeSource, type SftpSourceConfig } from '../../config/registry-source.js';
-import { registryFiles, SOURCE_DIRECTORIES, type DirectoryEntry, type ListedFile, type RegistrySource, type RemoteStat } from './source.js';
+import {
+  registryFiles,
+  SOURCE_DIRECTORIES,
+  type DirectoryEntry,
+  type ListedFile,
+  type RegistrySource,
+  type RemoteStat,
+} from './source.js';
 
-export const SFTP_CIPHERS: CipherAlgorithm[] = ['aes128-ctr', 'aes192-ctr', 'aes256-ctr', 'chacha20-poly1305@openssh.com'];
+export const SFTP_CIPHERS: CipherAlgorithm[] = [
+  'aes128-ctr',
+  'aes192-ctr',
+  'aes256-ctr',
+  'chacha20-poly1305@openssh.com',
+];
 
 /** Waits this long for the server's greeting and authentication. */
 const READY_TIMEOUT_MS = 30_000;
@@ -33,7 +45,8 @@ const STALL_MS = 120_000;
 const NO_SUCH_FILE = 2;
 
 /** OpenSSH's form of a host key fingerprint: `SHA256:` and the unpadded base64 digest. */
-export const fingerprint = (key: Buffer): string => `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
+export const fingerprint = (key: Buffer): string =>
+  `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
 
 /** `promise`, or a failure once it has been pending for `ms`. */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -59,15 +72,18 @@ async function readInto(sftp: SFTPWrapper, remote: string, dest: string, from: n
   const inFlight = new Map<number, Promise<Buffer>>();
   const request = (position: number, length: number): void => {
     const read = new Promise<Buffer>((resolve, reject) =>
-      sftp.read(handle, Buffer.allocUnsafe(length), 0, length, position, (err, n, buf) => (err ? reject(err) : resolve(buf.subarray(0, n)))),
+      sftp.read(handle, Buffer.allocUnsafe(length), 0, length, position, (err, n, buf) =>
+        err ? reject(err) : resolve(buf.subarray(0, n)),
+      ),
     );
     read.catch(() => {}); // awaited in order below; a connection lost fails them all at once
     inFlight.set(position, read);
   };
   try {
     let next = from;
-    for (let at = from; at < size; ) {
-      for (; inFlight.size < READS_IN_FLIGHT && next < size; next += READ_BYTES) request(next, Math.min(READ_BYTES, size - next));
+    for (let at = from; at < size;) {
+      for (; inFlight.size < READS_IN_FLIGHT && next < size; next += READ_BYTES)
+        request(next, Math.min(READ_BYTES, size - next));
       const wanted = Math.min(READ_BYTES, size - at);
       const chunk = await within(inFlight.get(at)!, STALL_MS, `reading ${remote} at byte ${at}`);
       inFlight.delete(at);
@@ -116,9 +132,7 @@ export class SftpSource implements RegistrySource {
       keepaliveInterval: KEEPALIVE_MS,
       keepaliveCountMax: KEEPALIVE_COUNT,
       algorithms: { cipher: SFTP_CIPHERS },
-      ...(c.hostKeyFingerprint
-        ? { hostVerifier: (key: Buffer) => fingerprint(key) === c.hostKeyFingerprint }
-        : {}),
+      ...(c.hostKeyFingerprint ? { hostVerifier: (key: Buffer) => fingerprint(key) === c.hostKeyFingerprint } : {}),
     };
   }
 
@@ -131,17 +145,29 @@ export class SftpSource implements RegistrySource {
       close: () => {},
     });
     client.on('handshake', (n: { cs: { cipher: string; mac: string }; kex: string; serverHostKey: string }) => {
-      this.negotiated = { cipher: n.cs.cipher, ...(n.cs.mac ? { mac: n.cs.mac } : {}), kex: n.kex, host_key: n.serverHostKey };
+      this.negotiated = {
+        cipher: n.cs.cipher,
+        ...(n.cs.mac ? { mac: n.cs.mac } : {}),
+        kex: n.kex,
+        host_key: n.serverHostKey,
+      };
     });
-    client.on('keyboard-interactive', (_name: string, _instructions: string, _lang: string, prompts: unknown[], finish: (answers: string[]) => void) =>
-      finish(prompts.map(() => this.config.password)),
+    client.on(
+      'keyboard-interactive',
+      (_name: string, _instructions: string, _lang: string, prompts: unknown[], finish: (answers: string[]) => void) =>
+        finish(prompts.map(() => this.config.password)),
     );
     try {
       this.sftp = await client.connect(await this.connectOptions());
     } catch (err) {
       await client.end().catch(() => {});
       const message = (err as Error).message;
-      throw new Error(/verification failed/i.test(message) ? `the server's host key is not REGISTRY_SFTP_HOST_KEY (${message})` : message);
+      throw new Error(
+        /verification failed/i.test(message)
+          ? `the server's host key is not REGISTRY_SFTP_HOST_KEY (${message})`
+          : message,
+        { cause: err },
+      );
     }
     this.client = client;
     return client;
