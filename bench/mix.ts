@@ -3,7 +3,7 @@
 // in either order, ZIPs and street fragments, each alone and with filters.
 import type pg from 'pg';
 import { Rng } from '../src/registry/generator/random.js';
-import { nameKey } from '../src/search/normalize.js';
+import { nameKey } from '../src/registry/normalize.js';
 
 export interface Query {
   readonly kind: string;

@@ -14,7 +14,7 @@ import { generateDataset } from '../src/registry/generator/index.js';
 import { importFiles } from '../src/registry/import/index.js';
 import { dateWalkFilter } from '../src/search/entities.js';
 import { createSearch, type Search } from '../src/search/index.js';
-import { nameKey, sortedWords, trigramCount } from '../src/search/normalize.js';
+import { nameKey, sortedWords, trigramCount } from '../src/registry/normalize.js';
 import { contenders } from '../src/search/ranked.js';
 import { countTerm, expandWords } from '../src/search/terms.js';
 import { countsDisagree } from './support/counts.js';

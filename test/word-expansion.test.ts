@@ -3,7 +3,7 @@
 // trigram count the ranking bounds similarity with (normalize.ts) against pg_trgm itself.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { trigramCount } from '../src/search/normalize.js';
+import { trigramCount } from '../src/registry/normalize.js';
 import { editsAllowed, expandWords } from '../src/search/terms.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 

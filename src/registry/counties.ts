@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import type pg from 'pg';
 import { zipCountyCsv } from '../config/paths.js';
-import { normalizeText } from '../search/normalize.js';
+import { normalizeText } from './normalize.js';
 
 export interface ZipCounty {
   zip: string;

@@ -3,7 +3,7 @@
 // city) by words and ranks like names (ranked.ts).
 import type pg from 'pg';
 import type { SearchContext } from './context.js';
-import { addressKey } from './normalize.js';
+import { addressKey } from '../registry/normalize.js';
 import type { Page, PageRequest } from './paging.js';
 import { countRows, Total } from './counts.js';
 import { rankedPage } from './ranked.js';

@@ -3,7 +3,7 @@
 // 12.6 million entities.
 import type pg from 'pg';
 import { countRows, countSlice, countsSum, splitYears, Total, type SliceCount } from './counts.js';
-import { legalForm, nameKey, personKey } from './normalize.js';
+import { legalForm, nameKey, personKey } from '../registry/normalize.js';
 import type { Page } from './paging.js';
 import { agentWords } from './people.js';
 import { firstWordTier, rankedPage, type FirstWordIndex, type MatchSize, type RankedQuery } from './ranked.js';

@@ -4,12 +4,13 @@
 // word order).
 import type pg from 'pg';
 import type { SearchContext } from './context.js';
-import { nameKey, personKey, sortedWords } from './normalize.js';
+import { nameKey, personKey, sortedWords } from '../registry/normalize.js';
 import type { Page, PageRequest } from './paging.js';
 import { countRows, Total } from './counts.js';
 import { firstWordTier, rankedPage, type FirstWordIndex, type RankedQuery } from './ranked.js';
 import { Sql } from './sql.js';
-import { countTerm, expandWords, matchBound, termsMatch, type Dictionary, type Term } from './terms.js';
+import { countTerm, expandWords, matchBound, termsMatch, type Term } from './terms.js';
+import type { Dictionary } from '../registry/dictionaries.js';
 
 export interface OfficerHit {
   officer_name: string;

@@ -8,7 +8,7 @@
 import type pg from 'pg';
 import type { SearchContext } from './context.js';
 import type { Total } from './counts.js';
-import { trigramCount } from './normalize.js';
+import { trigramCount } from '../registry/normalize.js';
 import { postingPage } from './postings.js';
 import { Sql } from './sql.js';
 

@@ -3,10 +3,9 @@
 // matches when it holds an expansion of every query word. A frequent word (see FREQUENT_WORD)
 // matches itself only: it was not mistyped, and its count is known exactly.
 import type pg from 'pg';
+import { keysTable, type Dictionary } from '../registry/dictionaries.js';
 import { countRows } from './counts.js';
 import { Sql } from './sql.js';
-
-export type Dictionary = 'entity_words' | 'officer_words' | 'agent_words' | 'address_words';
 
 /** Edits allowed for a word of this length: none for short words, one, then two for long ones. */
 export function editsAllowed(word: string): number {
@@ -33,9 +32,6 @@ export interface Term {
   readonly counted: string[];
   readonly uncountedRows: number;
 }
-
-/** A dictionary's table of deletion keys (migration 038): entity_words' is entity_word_keys. */
-export const keysTable = (dictionary: Dictionary): string => `${dictionary.slice(0, -1)}_keys`;
 
 /** The dictionaries whose words can have counts of their own (migration 035). */
 const COUNTED_IN: ReadonlySet<Dictionary> = new Set(['entity_words']);

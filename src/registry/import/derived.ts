@@ -2,7 +2,7 @@
 // fuzzy expansion, precomputed counts, and each entity's last inactivating event. Built whole after
 // a snapshot load and moved by the difference after a set of changes.
 import type pg from 'pg';
-import { keysTable, type Dictionary } from '../../search/terms.js';
+import { keysTable, type Dictionary } from '../dictionaries.js';
 import { KNOWN_EVENT_CODES, inactivationOf } from '../codes.js';
 
 export type Schema = 'registry' | 'registry_next';
