@@ -22,3 +22,12 @@ export class ManualClock implements Clock {
     this.t += ms;
   }
 }
+
+export const DAY_MS = 86_400_000;
+
+/** The UTC calendar date of a moment, `YYYY-MM-DD`. */
+export const isoDay = (d: Date): string => d.toISOString().slice(0, 10);
+
+/** The UTC date `n` days after the date `day` (`YYYY-MM-DD`; n may be negative). */
+export const addDays = (day: string, n: number): string =>
+  isoDay(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS));

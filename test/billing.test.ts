@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { ledgerCheck } from '../src/accounts/ledger.js';
-import { PACKS, type PackSlug } from '../src/accounts/packs.js';
+import { PACKS, type PackSlug } from '../src/accounts/catalog.js';
 import {
   createKey,
   revokeKey,
@@ -17,7 +17,7 @@ import {
   setSuspended,
   adjustCredits,
 } from '../src/accounts/workspaces.js';
-import { formatUsd } from '../src/billing/catalog.js';
+import { formatUsd } from '../src/accounts/catalog.js';
 import { refundCheckout } from '../src/billing/checkouts.js';
 import { listInvoices, markInvoicePaid } from '../src/billing/invoices.js';
 import { overageBillingJob, packExpiryJob } from '../src/billing/jobs.js';

@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import { hashKey, type KeyKind } from './keys.js';
-import { TEST_KEY_MONTHLY_CREDITS, TRIAL_CAP, TRIAL_DAYS, type PlanSlug, type Surface } from './plans.js';
+import { TEST_KEY_MONTHLY_CREDITS, TRIAL_CAP, TRIAL_DAYS, type PlanSlug, type Surface } from './catalog.js';
 
 export interface Caller {
   readonly workspaceId: string;

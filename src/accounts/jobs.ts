@@ -2,7 +2,7 @@
 // credits reserved by requests that never finished.
 import type { Job } from '../jobs/job.js';
 import { sweepReservations } from './gate.js';
-import { TEST_KEY_MONTHLY_CREDITS } from './plans.js';
+import { TEST_KEY_MONTHLY_CREDITS } from './catalog.js';
 import { purgeRequestLogs } from './request-log.js';
 
 export const cycleJob: Job = {

@@ -1,22 +1,14 @@
-// Credit packs (service-spec.md, Limits): bought once, spent after the monthly credits (earliest
-// expiry first), expiring 12 months after purchase at 00:00 UTC on the anniversary.
+// Credit packs (docs/contract.md, "Plans and credits"): bought once, spent after the monthly credits
+// (earliest expiry first), expiring at 00:00 UTC on the anniversary of the purchase day.
 import type pg from 'pg';
+import { PACKS, PACK_VALID_MONTHS, type PackSlug } from './catalog.js';
 import { writeLedger } from './workspaces.js';
-
-export const PACKS = {
-  starter: { credits: 1_000, priceCents: 500 },
-  investigator: { credits: 5_000, priceCents: 2_300 },
-  bulk: { credits: 25_000, priceCents: 9_900 },
-  power: { credits: 100_000, priceCents: 34_900 },
-} as const;
-
-export type PackSlug = keyof typeof PACKS;
 
 export const isPackSlug = (s: unknown): s is PackSlug => typeof s === 'string' && Object.hasOwn(PACKS, s);
 
-/** 00:00 UTC on the first anniversary of the purchase day. */
-export function packExpiry(purchasedAt: Date): Date {
-  return new Date(Date.UTC(purchasedAt.getUTCFullYear() + 1, purchasedAt.getUTCMonth(), purchasedAt.getUTCDate()));
+/** 00:00 UTC on the anniversary of the purchase day, PACK_VALID_MONTHS later. */
+function packExpiry(at: Date): Date {
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + PACK_VALID_MONTHS, at.getUTCDate()));
 }
 
 export interface Pack {

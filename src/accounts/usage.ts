@@ -1,7 +1,7 @@
 // GET /v1/account/usage: the calling key's metered requests this UTC month against its quota.
 import type pg from 'pg';
 import type { Caller } from './gate.js';
-import { PLANS, TEST_KEY_MONTHLY_CREDITS } from './plans.js';
+import { PLANS, TEST_KEY_MONTHLY_CREDITS } from './catalog.js';
 
 export interface AccountUsage {
   events_count: number;

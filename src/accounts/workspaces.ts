@@ -4,7 +4,8 @@ import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import { inTransaction } from '../db/pool.js';
 import { base62, hashKey, keyHint, newKey, type KeyKind } from './keys.js';
-import { PLANS, TEST_KEY_MONTHLY_CREDITS, isPlanSlug, type PlanSlug } from './plans.js';
+import { PLANS, TEST_KEY_MONTHLY_CREDITS, type PlanSlug } from './catalog.js';
+import { isPlanSlug } from './plans.js';
 
 export class AccountError extends Error {}
 

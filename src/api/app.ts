@@ -6,10 +6,12 @@ import { Gate } from '../accounts/gate.js';
 import { RequestLog } from '../accounts/request-log.js';
 import { paymentProvider } from '../billing/payments.js';
 import type { PaymentProvider } from '../billing/provider.js';
+import { StripePayments } from '../billing/stripe.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { Database } from '../db/index.js';
 import {
+  KEYLESS_PER_MINUTE,
   createRateLimiter,
   openWindow,
   rateLimitHeaders,
@@ -18,12 +20,14 @@ import {
 } from '../limits/index.js';
 import { createMetrics, type Metrics } from '../metrics.js';
 import { BILLING_ROUTES, billingRoutes } from './billing.js';
+import { checkoutRoutes } from './checkout-routes.js';
+import { stripeWebhook } from './stripe-webhook.js';
 import { ApiError, internalError } from './errors.js';
 import { newRequestId } from './ids.js';
 import { registerMcp } from './mcp/transport.js';
 import { openApiDocument } from './openapi.js';
 import { OPERATIONS } from './operations/index.js';
-import { KEYLESS_OPERATIONS, KEYLESS_PER_MINUTE } from './operations/keyless.js';
+import { KEYLESS_OPERATIONS } from './operations/keyless.js';
 import { Pipeline } from './pipeline.js';
 import { errorReply, registerOpenApi, registerRest } from './rest.js';
 import { createServices, type Services } from './services.js';
@@ -140,14 +144,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
   registerRest(http, routes, pipeline);
-  await http.register(billingRoutes, {
-    pool: db.pool,
-    gate,
-    limiter,
-    clock,
-    payments: deps.payments ?? paymentProvider(config),
-    publicBaseUrl: config.billing.publicBaseUrl,
-  });
+  const payments = deps.payments ?? paymentProvider(config);
+  await http.register(billingRoutes, { pool: db.pool, pipeline, clock, payments });
+  await http.register(checkoutRoutes, { pool: db.pool, limiter, clock, publicBaseUrl: config.billing.publicBaseUrl });
+  if (payments instanceof StripePayments)
+    await http.register(stripeWebhook, { pool: db.pool, stripe: payments, clock });
   registerOpenApi(http, openApiDocument(routes, BILLING_ROUTES), limiter);
   registerMcp(http, { pipeline, operations: OPERATIONS, allowedOrigins: config.mcpAllowedOrigins });
   return { http, services, gate, pipeline, requestLog, metrics };

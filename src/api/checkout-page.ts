@@ -1,7 +1,7 @@
 // The hosted checkout page (/checkout/{id}): the pack, its price and the workspace, and for an open
 // local checkout a button that completes the payment. Plain HTML, no script, nothing external.
 import type { Checkout } from '../billing/checkouts.js';
-import { formatUsd, PACK_TITLES } from '../billing/catalog.js';
+import { formatUsd, PACKS } from '../accounts/catalog.js';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
@@ -50,7 +50,7 @@ export interface CheckoutView {
 
 /** The page of a checkout in whatever state it is. */
 export function checkoutPage({ checkout: c, workspaceName, expired }: CheckoutView): string {
-  const title = `${PACK_TITLES[c.slug]} credit pack`;
+  const title = `${PACKS[c.slug].title} credit pack`;
   const details = `<h1>${escape(title)}</h1>
 <dl>
 <dt>Credits</dt><dd>${c.credits.toLocaleString('en-US')}, valid 12 months</dd>

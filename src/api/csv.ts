@@ -1,4 +1,4 @@
-// CSV answers (decisions.md, CSV): the page's rows under a header row, UTF-8, RFC 4180 quoting,
+// CSV answers (docs/contract.md, "CSV"): the page's rows under a header row, UTF-8, RFC 4180 quoting,
 // with the pagination in headers.
 import { stringify } from 'csv-stringify/sync';
 import type { ListResult } from './operation.js';

@@ -21,7 +21,7 @@ export interface ErrorBody {
   error: { code: ErrorCode; message: string; request_id: string; details?: Details };
 }
 
-/** decisions.md: one body for every authentication failure. */
+/** docs/contract.md, "Authentication": one body for every authentication failure. */
 export const UNAUTHORIZED_MESSAGE = 'Invalid or missing API key.';
 
 export class ApiError extends Error {

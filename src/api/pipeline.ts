@@ -1,19 +1,27 @@
-// The one request pipeline every call passes, REST or MCP, in the order of DEVELOPERS.md:
-// authenticate, check the plan's surface, rate limit, validate, plan gate, reserve a credit,
+// The one request pipeline every call passes, REST or MCP, in the order of the README's "How a request
+// flows": authenticate, check the plan's surface, rate limit, validate, plan gate, reserve a credit,
 // handle, settle. Authentication, the plan gate and the reservation share one database round trip;
-// the stages still decide in that order.
+// the stages still decide in that order. Calls that run no operation pass its first stages too: MCP's
+// free methods (admit) and the account routes of billing (account).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import type { z } from 'zod';
 import type { Caller, Gate, GateResult } from '../accounts/gate.js';
 import { presentedKey } from '../accounts/keys.js';
-import type { Surface } from '../accounts/plans.js';
+import type { Surface } from '../accounts/catalog.js';
 import type { Clock } from '../clock.js';
-import { openWindow, rateLimitHeaders, type RateDecision, type RateLimiter } from '../limits/index.js';
+import {
+  KEYLESS_PER_MINUTE,
+  addressWindow,
+  openWindow,
+  rateLimitHeaders,
+  workspaceWindow,
+  type RateDecision,
+  type RateLimiter,
+} from '../limits/index.js';
 import { isQueryCanceled } from '../db/pool.js';
-import { ApiError, badRequest, internalError, queryTimedOut, unauthorized, type Details } from './errors.js';
+import { ApiError, badRequest, internalError, queryTimedOut, unauthorized } from './errors.js';
 import type { FileResult, ListResult, Operation, SingleResult } from './operation.js';
-import { KEYLESS_PER_MINUTE } from './operations/keyless.js';
+import { parseOrRefuse, perMinuteRefusal, refuseByGate, surfaceRefusal, validationDetails } from './refusals.js';
 import type { Services } from './services.js';
 
 export interface Invocation {
@@ -27,12 +35,17 @@ export interface Invocation {
   readonly clientIp: string;
 }
 
+/** What the first stages need of a call that runs no operation. */
+export type Admission = Pick<Invocation, 'surface' | 'headers' | 'requestId'>;
+
+type Result = ListResult | SingleResult | FileResult;
+
 export interface Outcome {
   readonly status: number;
   /** The full JSON body (envelope included), or the error envelope. */
   readonly body: unknown;
   /** The handler's result on success, for renderings other than JSON (CSV). */
-  readonly result: ListResult | SingleResult | FileResult | null;
+  readonly result: Result | null;
   readonly headers: Record<string, string>;
   readonly caller: Caller | null;
   readonly credits: 0 | 1;
@@ -47,17 +60,15 @@ export interface PipelineDeps {
   readonly log: FastifyBaseLogger;
 }
 
-/** Zod issues as `{ param: reason }`; an unknown parameter is named as such. */
-export function validationDetails(error: z.ZodError): Details {
-  const details: Details = {};
-  const add = (param: string, reason: string): void => {
-    details[param] = details[param] ? `${details[param]}; ${reason}` : reason;
-  };
-  for (const issue of error.issues) {
-    if (issue.code === 'unrecognized_keys') for (const k of issue.keys) add(k, 'unknown parameter');
-    else add(issue.path.length ? issue.path.join('.') : '(request)', issue.message);
-  }
-  return details;
+/** A stage's failure on its way to the answer: the window to show and who called, when known. */
+interface Failed {
+  readonly err: unknown;
+  readonly rate: RateDecision | null;
+  readonly caller: Caller | null;
+  readonly credits: 0 | 1;
+  readonly requestId: string;
+  /** The log line of an unexpected error, and what it names. */
+  readonly log: readonly [message: string, fields: Record<string, unknown>];
 }
 
 export class Pipeline {
@@ -71,28 +82,60 @@ export class Pipeline {
   private async invokeKeyless(op: Operation, perMinute: number, inv: Invocation): Promise<Outcome> {
     let rate: RateDecision | null = null;
     try {
-      rate = await this.deps.limiter.hit(`ip:${inv.clientIp}:${op.name}`, perMinute);
+      rate = await this.deps.limiter.hit(addressWindow(inv.clientIp, op.name), perMinute);
       if (!rate.allowed) throw perMinuteRefusal(rate);
-      const parsed = op.params.safeParse(inv.args);
-      if (!parsed.success) throw badRequest(validationDetails(parsed.error));
-      const result = await op.handle(parsed.data, {
-        requestId: inv.requestId,
-        caller: null,
-        now: this.deps.clock.now(),
-        services: this.deps.services,
-      });
+      const params = parseOrRefuse(op.params, inv.args);
+      const result = await op.handle(params, this.context(inv, null));
       const body = await this.envelope(op, result, inv.requestId);
-      return {
-        status: 200,
-        body,
-        result,
-        headers: rate ? rateLimitHeaders(rate) : {},
+      return success(body, result, rateLimitHeaders(rate), null, 0);
+    } catch (err) {
+      return this.failure({
+        err,
+        rate,
         caller: null,
         credits: 0,
-        error: null,
-      };
+        requestId: inv.requestId,
+        log: ['operation failed', { operation: op.name }],
+      });
+    }
+  }
+
+  private async invokeMetered(op: Operation, inv: Invocation): Promise<Outcome> {
+    let caller: Caller | null = null;
+    let rate: RateDecision | null = null;
+    let reservation: number | null = null;
+    try {
+      const parsed = op.params.safeParse(inv.args);
+      const gate = await this.authenticate(inv, {
+        reserve: op.metered && parsed.success,
+        leadFeed: op.leadFeed === true,
+        csv: inv.csv,
+      });
+      caller = gate.caller;
+      reservation = gate.reservation;
+      refuseSurface(gate);
+      rate = await this.countCall(caller);
+      if (!parsed.success) throw badRequest(validationDetails(parsed.error));
+      refuseByGate(gate);
+
+      const result = await op.handle(parsed.data, this.context(inv, caller));
+      const body = await this.envelope(op, result, inv.requestId);
+      const credits = await this.settle(reservation, false);
+      reservation = null;
+      return success(body, result, { ...rateLimitHeaders(rate), ...fileHeaders(result) }, caller, credits);
     } catch (err) {
-      return this.failure(op, inv, err, rate, null, 0);
+      // A 404 is an answer and costs its credit; anything else refunds it.
+      const release = !(err instanceof ApiError && err.status === 404);
+      const credits = await this.settleQuietly(reservation, release);
+      rate ??= await this.currentWindow(caller);
+      return this.failure({
+        err,
+        rate,
+        caller,
+        credits,
+        requestId: inv.requestId,
+        log: ['operation failed', { operation: op.name }],
+      });
     }
   }
 
@@ -101,98 +144,49 @@ export class Pipeline {
    * the same key and surface checks, but no per-minute count and no credit. Its rate-limit headers
    * show the workspace's window as it stands.
    */
-  async admit(inv: Pick<Invocation, 'surface' | 'headers' | 'requestId'>): Promise<Outcome> {
+  async admit(inv: Admission): Promise<Outcome> {
     let caller: Caller | null = null;
     try {
-      const creds = presentedKey(inv.headers);
-      if (creds.kind !== 'key') throw unauthorized();
-      const gate = await this.deps.gate.check({
-        key: creds.key,
-        surface: inv.surface,
-        reserve: false,
-        leadFeed: false,
-        csv: false,
-        requestId: inv.requestId,
-      });
+      const gate = await this.authenticate(inv);
       caller = gate.caller;
-      if (gate.outcome === 'unauthorized' || !caller) throw unauthorized();
-      if (gate.outcome === 'rest_disabled' || gate.outcome === 'mcp_disabled') throw surfaceRefusal(gate.outcome);
-      const rate = await this.deps.limiter.peek(workspaceKey(caller), caller.perMinute);
-      return {
-        status: 200,
-        body: null,
-        result: null,
-        headers: rateLimitHeaders(rate),
-        caller,
-        credits: 0,
-        error: null,
-      };
+      refuseSurface(gate);
+      const rate = await this.deps.limiter.peek(workspaceWindow(caller.workspaceId), caller.perMinute);
+      return success(null, null, rateLimitHeaders(rate), caller, 0);
     } catch (err) {
-      const apiError = err instanceof ApiError ? err : internalError();
-      if (!(err instanceof ApiError))
-        this.deps.log.error({ err, request_id: inv.requestId }, 'admitting a request failed');
-      return {
-        status: apiError.status,
-        body: apiError.body(inv.requestId),
-        result: null,
-        headers: {},
+      return this.failure({
+        err,
+        rate: null,
         caller,
         credits: 0,
-        error: apiError,
-      };
+        requestId: inv.requestId,
+        log: ['admitting a request failed', { surface: inv.surface }],
+      });
     }
   }
 
-  private async invokeMetered(op: Operation, inv: Invocation): Promise<Outcome> {
+  /**
+   * An account route (the billing routes): authenticated like every call but for any plan's surfaces
+   * (packs are sold to MCP-only plans too), counted in the workspace's window, never metered. `handle`
+   * validates its own input and answers the `data` of a single-object envelope.
+   */
+  async account(inv: Omit<Admission, 'surface'>, handle: (caller: Caller) => Promise<unknown>): Promise<Outcome> {
     let caller: Caller | null = null;
     let rate: RateDecision | null = null;
-    let reservation: number | null = null;
-    const headers = (): Record<string, string> => (rate ? rateLimitHeaders(rate) : {});
     try {
-      const creds = presentedKey(inv.headers);
-      if (creds.kind !== 'key') throw unauthorized();
-      const parsed = op.params.safeParse(inv.args);
-      const gate = await this.deps.gate.check({
-        key: creds.key,
-        surface: inv.surface,
-        reserve: op.metered && parsed.success,
-        leadFeed: op.leadFeed === true,
-        csv: inv.csv,
-        requestId: inv.requestId,
-      });
-      caller = gate.caller;
-      reservation = gate.reservation;
-      if (gate.outcome === 'unauthorized' || !caller) throw unauthorized();
-      if (gate.outcome === 'rest_disabled' || gate.outcome === 'mcp_disabled') throw surfaceRefusal(gate.outcome);
-
-      rate = await this.deps.limiter.hit(workspaceKey(caller), caller.perMinute);
-      if (!rate.allowed) throw perMinuteRefusal(rate);
-      if (!parsed.success) throw badRequest(validationDetails(parsed.error));
-      refuseByGate(gate);
-
-      const result = await op.handle(parsed.data, {
-        requestId: inv.requestId,
-        caller,
-        now: this.deps.clock.now(),
-        services: this.deps.services,
-      });
-      const body = await this.envelope(op, result, inv.requestId);
-      const credits = await this.settle(reservation, false);
-      reservation = null;
-      return {
-        status: 200,
-        body,
-        result,
-        headers: { ...headers(), ...fileHeaders(result) },
-        caller,
-        credits,
-        error: null,
-      };
+      caller = (await this.authenticate({ ...inv, surface: 'rest' })).caller;
+      rate = await this.countCall(caller);
+      const data = await handle(caller);
+      return success({ data, meta: { request_id: inv.requestId } }, null, rateLimitHeaders(rate), caller, 0);
     } catch (err) {
-      // A 404 is an answer and costs its credit; anything else refunds it.
-      const release = !(err instanceof ApiError && err.status === 404);
       rate ??= await this.currentWindow(caller);
-      return this.failure(op, inv, err, rate, caller, await this.settleQuietly(reservation, release));
+      return this.failure({
+        err,
+        rate,
+        caller,
+        credits: 0,
+        requestId: inv.requestId,
+        log: ['account request failed', {}],
+      });
     }
   }
 
@@ -203,30 +197,54 @@ export class Pipeline {
    */
   async currentWindow(caller: Caller | null): Promise<RateDecision> {
     return caller
-      ? this.deps.limiter.peek(workspaceKey(caller), caller.perMinute)
+      ? this.deps.limiter.peek(workspaceWindow(caller.workspaceId), caller.perMinute)
       : openWindow(KEYLESS_PER_MINUTE, this.deps.clock.now().getTime());
   }
 
-  private failure(
-    op: Operation,
-    inv: Invocation,
-    err: unknown,
-    rate: RateDecision | null,
-    caller: Caller | null,
-    credits: 0 | 1,
-  ): Outcome {
+  /** The key's check in the database: who calls, whether the plan has the surface, and the reservation asked for. */
+  private async authenticate(
+    inv: Admission,
+    ask: { reserve?: boolean; leadFeed?: boolean; csv?: boolean } = {},
+  ): Promise<GateResult & { caller: Caller }> {
+    const creds = presentedKey(inv.headers);
+    if (creds.kind !== 'key') throw unauthorized();
+    const gate = await this.deps.gate.check({
+      key: creds.key,
+      surface: inv.surface,
+      reserve: ask.reserve ?? false,
+      leadFeed: ask.leadFeed ?? false,
+      csv: ask.csv ?? false,
+      requestId: inv.requestId,
+    });
+    const { caller } = gate;
+    if (gate.outcome === 'unauthorized' || !caller) throw unauthorized();
+    return { ...gate, caller };
+  }
+
+  /** Counts a call in its workspace's window; a full window refuses it. */
+  private async countCall(caller: Caller): Promise<RateDecision> {
+    const rate = await this.deps.limiter.hit(workspaceWindow(caller.workspaceId), caller.perMinute);
+    if (!rate.allowed) throw perMinuteRefusal(rate);
+    return rate;
+  }
+
+  private context(inv: Invocation, caller: Caller | null) {
+    return { requestId: inv.requestId, caller, now: this.deps.clock.now(), services: this.deps.services };
+  }
+
+  private failure(f: Failed): Outcome {
+    const { err } = f;
     const apiError = err instanceof ApiError ? err : isQueryCanceled(err) ? queryTimedOut() : internalError();
-    if (!(err instanceof ApiError))
-      this.deps.log.error({ err, operation: op.name, request_id: inv.requestId }, 'operation failed');
-    const headers = rate ? rateLimitHeaders(rate) : {};
+    if (!(err instanceof ApiError)) this.deps.log.error({ err, ...f.log[1], request_id: f.requestId }, f.log[0]);
+    const headers = f.rate ? rateLimitHeaders(f.rate) : {};
     if (apiError.extra.retryAfter !== undefined) headers['retry-after'] = String(apiError.extra.retryAfter);
     return {
       status: apiError.status,
-      body: apiError.body(inv.requestId),
+      body: apiError.body(f.requestId),
       result: null,
       headers,
-      caller,
-      credits,
+      caller: f.caller,
+      credits: f.credits,
       error: apiError,
     };
   }
@@ -248,7 +266,7 @@ export class Pipeline {
     return release ? 0 : 1;
   }
 
-  async envelope(op: Operation, result: ListResult | SingleResult | FileResult, requestId: string): Promise<unknown> {
+  async envelope(op: Operation, result: Result, requestId: string): Promise<unknown> {
     if ('file' in result) return result.file.body;
     if (op.kind === 'single') return { data: (result as SingleResult).data, meta: { request_id: requestId } };
     const list = result as ListResult;
@@ -259,64 +277,23 @@ export class Pipeline {
   }
 }
 
-function fileHeaders(result: ListResult | SingleResult | FileResult): Record<string, string> {
+/** A plan without the call's surface is refused (after authentication: the refusal names the caller's window). */
+function refuseSurface(gate: GateResult): void {
+  if (gate.outcome === 'rest_disabled' || gate.outcome === 'mcp_disabled') throw surfaceRefusal(gate.outcome);
+}
+
+const success = (
+  body: unknown,
+  result: Result | null,
+  headers: Record<string, string>,
+  caller: Caller | null,
+  credits: 0 | 1,
+): Outcome => ({ status: 200, body, result, headers, caller, credits, error: null });
+
+function fileHeaders(result: Result): Record<string, string> {
   if (!('file' in result)) return {};
   return {
     'content-type': result.file.contentType,
     'content-disposition': `attachment; filename="${result.file.filename}"`,
   };
-}
-
-/** Every surface (REST and MCP) of a workspace counts in one window. */
-const workspaceKey = (caller: Caller): string => `ws:${caller.workspaceId}`;
-
-/** The 429 of a full per-minute window (also used by the billing routes). */
-export function perMinuteRefusal(rate: RateDecision): ApiError {
-  return new ApiError(
-    'rate_limited',
-    `Rate limit of ${rate.limit} requests per minute exceeded. Retry in ${rate.resetSeconds} seconds.`,
-    {
-      retryAfter: rate.resetSeconds,
-    },
-  );
-}
-
-function surfaceRefusal(outcome: 'rest_disabled' | 'mcp_disabled'): ApiError {
-  return outcome === 'rest_disabled'
-    ? new ApiError(
-        'rest_disabled',
-        'Your plan does not include the REST API; use the MCP endpoint or upgrade your plan.',
-      )
-    : new ApiError('mcp_disabled', 'Your plan does not include MCP access; use the REST API or upgrade your plan.');
-}
-
-function refuseByGate(gate: GateResult): void {
-  switch (gate.outcome) {
-    case 'forbidden':
-      throw new ApiError(
-        'forbidden',
-        'Your plan does not include this feature (the lead feed needs the Lead Feed or Enterprise plan; CSV needs Pro or above).',
-      );
-    case 'payment_required':
-      // The trial, or a cancelled subscription (no new cycle will bring credits back).
-      throw new ApiError(
-        'payment_required',
-        gate.caller?.plan === 'free_trial'
-          ? 'Your free trial credits are used up. Upgrade to a paid plan or buy a credit pack to continue.'
-          : 'Your subscription is cancelled and its credits are used up. Upgrade to a paid plan again or buy a credit pack to continue.',
-        {
-          creditBalance: gate.creditBalance ?? 0,
-        },
-      );
-    case 'quota_exhausted':
-      throw new ApiError(
-        'rate_limited',
-        `Monthly credit quota exhausted. It renews with the next billing cycle in ${gate.retryAfter} seconds.`,
-        {
-          retryAfter: gate.retryAfter ?? 0,
-          creditBalance: gate.creditBalance ?? 0,
-        },
-      );
-    default:
-  }
 }

@@ -2,12 +2,12 @@
 // pipeline. Routes stay thin: read the request, invoke, write the outcome.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodObject } from 'zod';
-import { rateLimitHeaders, type RateLimiter } from '../limits/index.js';
-import { KEYLESS_PER_MINUTE } from './operations/keyless.js';
+import { KEYLESS_PER_MINUTE, addressWindow, rateLimitHeaders, type RateLimiter } from '../limits/index.js';
 import { ApiError } from './errors.js';
 import type { Operation, ListResult } from './operation.js';
 import { csvHeaders, toCsv, wantsCsv } from './csv.js';
-import { perMinuteRefusal, type Outcome, type Pipeline } from './pipeline.js';
+import type { Outcome, Pipeline } from './pipeline.js';
+import { perMinuteRefusal } from './refusals.js';
 
 export const API_PREFIXES = ['/v1', '/api/v1'] as const;
 
@@ -90,7 +90,7 @@ export function registerOpenApi(app: FastifyInstance, document: object, limiter:
   const body = JSON.stringify(document);
   for (const prefix of API_PREFIXES) {
     app.get(`${prefix}/openapi.json`, async (req, reply) => {
-      const rate = await limiter.hit(`ip:${req.ip}:openapi`, KEYLESS_PER_MINUTE);
+      const rate = await limiter.hit(addressWindow(req.ip, 'openapi'), KEYLESS_PER_MINUTE);
       reply.headers(rateLimitHeaders(rate));
       if (!rate.allowed) {
         reply.header('retry-after', String(rate.resetSeconds));

@@ -1,4 +1,4 @@
-// The response shapes of service-spec.md ("Resources and their fields"), exactly: every key
+// The response shapes of docs/contract.md ("Responses"), exactly: every key
 // required, `string|null` as nullable. Tests check every answer against these; OpenAPI and the MCP
 // output schemas are generated from them.
 import { z } from 'zod';

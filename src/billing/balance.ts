@@ -1,6 +1,6 @@
 // GET {proxy_url}/billing/balance: the canonical balance of a workspace as one signed integer.
 import type pg from 'pg';
-import { TEST_KEY_MONTHLY_CREDITS } from '../accounts/plans.js';
+import { TEST_KEY_MONTHLY_CREDITS } from '../accounts/catalog.js';
 import { inTransaction } from '../db/pool.js';
 
 export interface BillingBalance {

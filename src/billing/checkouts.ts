@@ -3,10 +3,11 @@
 // checkout, and refunded by the operator within the pack rules.
 import type pg from 'pg';
 import { base62 } from '../accounts/keys.js';
-import { addPack, isPackSlug, PACKS, type PackSlug } from '../accounts/packs.js';
+import { PACKS, REFUND_DAYS, REFUND_MAX_USED_PERCENT, type PackSlug } from '../accounts/catalog.js';
+import { addPack, isPackSlug } from '../accounts/packs.js';
 import { writeLedger } from '../accounts/workspaces.js';
 import { inTransaction } from '../db/pool.js';
-import { CURRENCY } from './catalog.js';
+import { CURRENCY } from '../accounts/catalog.js';
 import type { PaymentProvider, ProviderName } from './provider.js';
 import { iso } from './sql.js';
 
@@ -15,9 +16,6 @@ export class BillingError extends Error {}
 
 /** An open checkout can be completed on the local page this long (as long as a Stripe session lasts). */
 export const CHECKOUT_TTL_MS = 24 * 60 * 60 * 1000;
-/** Packs are refundable within 14 days of purchase when no more than 10% is used. */
-export const REFUND_DAYS = 14;
-export const REFUND_MAX_USED_PERCENT = 10;
 
 export interface Checkout {
   id: string;

@@ -8,16 +8,15 @@
 // once however often the job runs, and days the job missed are billed, each on its own, next time.
 import type pg from 'pg';
 import { base62 } from '../accounts/keys.js';
+import { addDays, isoDay } from '../clock.js';
 import { inTransaction } from '../db/pool.js';
-import { CURRENCY } from './catalog.js';
+import { CURRENCY, OVERAGE_BLOCK_CENTS, OVERAGE_BLOCK_CREDITS } from '../accounts/catalog.js';
 import type { PaymentProvider } from './provider.js';
 
 /** 5 USD per 1,000 credits, rounded up to the next 5 cents: 1 → 5, 100 → 50, 1,001 → 505, 10,000 → 5,000. */
-export const overageAmountCents = (credits: number): number => Math.ceil(credits / 10) * 5;
+export const overageAmountCents = (credits: number): number =>
+  Math.ceil(credits / OVERAGE_BLOCK_CREDITS) * OVERAGE_BLOCK_CENTS;
 
-const DAY_MS = 86_400_000;
-const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
-const addDays = (day: string, n: number): string => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS));
 const monthOf = (day: string): string => `${day.slice(0, 7)}-01`;
 
 export interface BilledItem {
@@ -141,7 +140,7 @@ export interface OverageRun {
  * before asOf's day, then every open invoice whose month is over is issued.
  */
 export async function billOverage(pool: pg.Pool, asOf: Date, now: Date): Promise<OverageRun> {
-  const untilDay = utcDay(asOf);
+  const untilDay = isoDay(asOf);
   const { rows } = await pool.query<{ id: string }>(
     `SELECT id FROM workspaces w WHERE overage_unbilled > 0
        OR (subscription_status = 'cancelled' AND EXISTS (SELECT 1 FROM invoices i WHERE i.workspace_id = w.id AND i.status = 'open'))

@@ -1,7 +1,7 @@
 // Who takes the money. One interface, two providers: the service's own checkout page (`local`:
 // development, demos, self-hosting without a card processor) and Stripe. Whatever the provider,
 // credits are granted by one fulfilment path (checkouts.ts), once per checkout.
-import type { PackSlug } from '../accounts/packs.js';
+import type { PackSlug } from '../accounts/catalog.js';
 
 export type ProviderName = 'local' | 'stripe';
 

@@ -2,7 +2,7 @@
 // events verified on their raw body with Stripe's own helper, refunds, and overage as pending
 // invoice items (Stripe puts them on the customer's next subscription invoice).
 import Stripe from 'stripe';
-import { PACK_TITLES } from './catalog.js';
+import { PACKS } from '../accounts/catalog.js';
 import {
   checkoutPageUrl,
   type CheckoutStart,
@@ -46,7 +46,7 @@ export class StripePayments implements PaymentProvider, ProcessorInvoicing {
               currency: c.currency,
               unit_amount: c.amountCents,
               product_data: {
-                name: `${PACK_TITLES[c.slug]} credit pack`,
+                name: `${PACKS[c.slug].title} credit pack`,
                 description: `${c.credits.toLocaleString('en-US')} API credits, valid 12 months`,
               },
             },

@@ -3,6 +3,7 @@
 // left of the cycle already paid for, and any packs, stay spendable.
 import type pg from 'pg';
 import { getWorkspace, type Workspace } from '../accounts/workspaces.js';
+import { isoDay } from '../clock.js';
 import { inTransaction } from '../db/pool.js';
 import { BillingError } from './checkouts.js';
 import { billWorkspace, type BilledItem } from './overage.js';
@@ -25,7 +26,7 @@ export async function cancelSubscription(pool: pg.Pool, workspace: string, now: 
       workspace,
       now,
     ]);
-    const { items, finalInvoice } = await billWorkspace(client, workspace, now.toISOString().slice(0, 10), now);
+    const { items, finalInvoice } = await billWorkspace(client, workspace, isoDay(now), now);
     return { workspace: await getWorkspace(client, workspace), items, final_invoice: finalInvoice };
   });
 }

@@ -47,8 +47,6 @@ const EnvSchema = z.object({
   REFRESH_RETRY_SECONDS: z.coerce.number().min(0).max(3600).default(30),
 });
 
-export type Env = z.input<typeof EnvSchema>;
-
 export interface Config {
   readonly env: string;
   readonly production: boolean;

@@ -1,4 +1,4 @@
-// Every scheduled job of the service (decisions.md, Operations).
+// Every scheduled job of the service (docs/contract.md, "Operations").
 import { ACCOUNT_JOBS } from '../accounts/jobs.js';
 import { BILLING_JOBS } from '../billing/jobs.js';
 import { refreshJob } from '../registry/refresh/job.js';

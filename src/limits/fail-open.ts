@@ -1,4 +1,4 @@
-// Fail open (service-spec.md "Limits"): a store that errs or does not answer within the time-out
+// Fail open (docs/contract.md, "Rate limits"): a store that errs or does not answer within the time-out
 // lets the request through, as if its window held only this request. Under-counting is preferred
 // to a server error or a stalled request. Each failure is counted; the log gets the first one and
 // then at most one line per interval, so that an outage does not flood it.

@@ -12,6 +12,7 @@ export { WINDOW_MS, decision, openWindow, type RateDecision, type RateLimiter } 
 export { FailOpenLimiter, type FailureReason } from './fail-open.js';
 export { MemoryRateLimiter } from './memory.js';
 export { RedisRateLimiter } from './redis.js';
+export { KEYLESS_PER_MINUTE, PUBLIC_SEARCH_PER_MINUTE, addressWindow, workspaceWindow } from './windows.js';
 
 /** What building a limiter may use: settings, time, and where failures go. */
 export interface LimiterContext {
@@ -61,7 +62,7 @@ function connectionLog(ctx: LimiterContext): (err: Error) => void {
   };
 }
 
-/** The rate-limit headers of decisions.md, all derived from one decision so they agree. */
+/** The rate-limit headers of docs/contract.md ("Rate limits"), all derived from one decision so they agree. */
 export function rateLimitHeaders(d: RateDecision): Record<string, string> {
   return {
     'x-ratelimit-limit': String(d.limit),

@@ -14,7 +14,7 @@ export type FilingType =
   | 'ANNUAL_REPORT'
   | 'OTHER';
 
-/** A refined status letter (decisions.md) and its label, for entities made inactive by an event. */
+/** A refined status letter (docs/contract.md, "Responses") and its label, for entities made inactive by an event. */
 export interface Inactivation {
   readonly letter: 'd' | 'r' | 'w' | 'm' | 'x';
   readonly label: string;
@@ -83,6 +83,3 @@ export function filingTypeOf(code: string): FilingType {
 export function inactivationOf(code: string): Inactivation | undefined {
   return EVENT_CODES[code]?.inactivation;
 }
-
-/** Refined-status letters of decisions.md that no event produces here (`n` name held, `p` pending). */
-export const REFINED_STATUS_LETTERS = ['d', 'r', 'w', 'm', 'n', 'p', 'x'] as const;

@@ -2,7 +2,7 @@
 // recent enough to call it live, and counts stored at import time (never counted per request).
 import type pg from 'pg';
 
-/** decisions.md: `live` when the last successful import is under 36 hours old, else `stale`. */
+/** docs/contract.md, "Operations": `live` when the last successful import is under 36 hours old, else `stale`. */
 export const STALE_AFTER_MS = 36 * 60 * 60 * 1000;
 
 export type DatasetStatus = 'live' | 'stale' | 'empty';

@@ -1,4 +1,4 @@
-// JSON-RPC errors of the tool transport (service-spec.md "Tool transport errors", decisions.md "MCP"):
+// JSON-RPC errors of the tool transport (docs/contract.md, "MCP"):
 // a refused call's REST error in JSON-RPC form, and the error frames the transport answers itself.
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiError } from '../errors.js';

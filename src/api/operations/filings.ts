@@ -1,11 +1,9 @@
 import { z } from 'zod';
+import { addDays, isoDay } from '../../clock.js';
 import { defineOperation } from '../operation.js';
 import { isoDate, pagination } from '../params.js';
 import { FilingHit, listEnvelope } from '../schemas.js';
 import { listResult, USE_NOTE } from './list.js';
-
-const day = (d: Date): string => d.toISOString().slice(0, 10);
-const daysBefore = (d: Date, n: number): string => day(new Date(d.getTime() - n * 86_400_000));
 
 export const listDailyFilings = defineOperation({
   name: 'listDailyFilings',
@@ -23,7 +21,7 @@ export const listDailyFilings = defineOperation({
   metered: true,
   errors: [400],
   async handle(p, ctx) {
-    const date = p.date ?? (await ctx.services.search.latestFilingDate(day(ctx.now)));
+    const date = p.date ?? (await ctx.services.search.latestFilingDate(isoDay(ctx.now)));
     if (!date) return listResult({ hits: [], total: 0 }, p);
     return listResult(await ctx.services.search.filingsBetween(date, date, p), p);
   },
@@ -51,6 +49,9 @@ export const listRecentFilings = defineOperation({
   metered: true,
   errors: [400],
   async handle(p, ctx) {
-    return listResult(await ctx.services.search.filingsBetween(daysBefore(ctx.now, p.days), day(ctx.now), p), p);
+    return listResult(
+      await ctx.services.search.filingsBetween(addDays(isoDay(ctx.now), -p.days), isoDay(ctx.now), p),
+      p,
+    );
   },
 });

@@ -1,16 +1,13 @@
-// Keyless routes (decisions.md): a sample, a public name search and the dataset's status. Limited
+// Keyless routes (docs/contract.md, "Addresses"): a sample, a public name search and the dataset's status. Limited
 // per client address, never metered, and not MCP tools.
 import { z } from 'zod';
+import { isoDay } from '../../clock.js';
 import { datasetStatus, staleSince } from '../../registry/dataset.js';
+import { KEYLESS_PER_MINUTE, PUBLIC_SEARCH_PER_MINUTE } from '../../limits/index.js';
 import { defineOperation, type Operation } from '../operation.js';
 import { limit, text } from '../params.js';
 import { EntityHit, listEnvelope, singleEnvelope } from '../schemas.js';
 import { listResult } from './list.js';
-
-const today = (d: Date): string => d.toISOString().slice(0, 10);
-
-/** decisions.md: keyless routes allow 30 requests a minute per client address (public search 10). */
-export const KEYLESS_PER_MINUTE = 30;
 
 export const sample = defineOperation({
   name: 'getSample',
@@ -29,7 +26,7 @@ export const sample = defineOperation({
   async handle(p, ctx) {
     const page = await ctx.services.search.entities({
       sort: 'date_newest',
-      filed_before: today(ctx.now),
+      filed_before: isoDay(ctx.now),
       limit: p.limit,
       offset: 0,
     });
@@ -51,7 +48,7 @@ export const publicSearch = defineOperation({
   result: EntityHit,
   response: listEnvelope(EntityHit),
   metered: false,
-  keyless: { perMinute: 10 },
+  keyless: { perMinute: PUBLIC_SEARCH_PER_MINUTE },
   errors: [400],
   async handle(p, ctx) {
     const page = await ctx.services.search.entities({ name: p.name, limit: PUBLIC_SEARCH_LIMIT, offset: 0 });

@@ -1,6 +1,6 @@
 // Operator commands for billing: checkouts, invoices, and the customer at the card processor.
 import type { Command } from 'commander';
-import { formatUsd } from '../../billing/catalog.js';
+import { formatUsd } from '../../accounts/catalog.js';
 import { listCheckouts } from '../../billing/checkouts.js';
 import { listInvoices, markInvoicePaid } from '../../billing/invoices.js';
 import { setProcessorCustomer } from '../../billing/subscription.js';

@@ -1,6 +1,6 @@
 // Dates as whole days since 1970-01-01 (UTC): cheap to add and compare, formatted through a cache.
 
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../../clock.js';
 /** Days the caches cover: 1900-01-01 to 2100-12-31. */
 const FIRST_DAY = Date.UTC(1900, 0, 1) / DAY_MS;
 const LAST_DAY = Date.UTC(2100, 11, 31) / DAY_MS;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import yauzl from 'yauzl';
+import { isoDay } from '../../clock.js';
 import {
   DAILY_CORPORATE_FILE,
   DAILY_EVENT_FILE,
@@ -37,8 +38,6 @@ export interface SourceFile {
 }
 
 const openZip = promisify<string, yauzl.Options, yauzl.ZipFile>(yauzl.open);
-
-const utcDate = (d: Date): string => d.toISOString().slice(0, 10);
 
 function memberKind(name: string): FileKind | undefined {
   const base = path.basename(name);
@@ -98,7 +97,7 @@ async function describeZip(file: string, size: number): Promise<SourceFile> {
     path: file,
     name: path.basename(file),
     kind,
-    fileDate: utcDate(newest),
+    fileDate: isoDay(newest),
     size,
     contentBytes: files.reduce((n, e) => n + e.uncompressedSize, 0),
     fullLoad: true,
@@ -117,7 +116,7 @@ async function describe(file: string): Promise<SourceFile | undefined> {
     path: file,
     name,
     kind,
-    fileDate: daily?.date ?? utcDate(info.mtime),
+    fileDate: daily?.date ?? isoDay(info.mtime),
     size: info.size,
     contentBytes: info.size,
     fullLoad: false,

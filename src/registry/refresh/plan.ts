@@ -2,6 +2,7 @@
 // only ever moves forward day by day: a workday whose daily file is missing on the source holds
 // back every file after it, until the file appears or the source has moved on far enough that the
 // day was evidently never published (a holiday, a closure).
+import { addDays } from '../../clock.js';
 import type { FileKind } from '../import/sources.js';
 import type { ListedFile } from './source.js';
 
@@ -55,8 +56,6 @@ export function planSnapshots(listed: readonly ListedFile[], state: AppliedState
   return listed.filter((f) => f.fileDate === null && !isApplied(state, f)).sort(byApplyOrder);
 }
 
-const DAY_MS = 86_400_000;
-const dayAfter = (iso: string): string => new Date(Date.parse(`${iso}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
 const isWorkday = (iso: string): boolean => {
   const d = new Date(`${iso}T00:00:00Z`).getUTCDay();
   return d >= 1 && d <= 5;
@@ -79,7 +78,7 @@ export function planDaily(listed: readonly ListedFile[], state: AppliedState): D
   const skippedDays: string[] = [];
   let missingDay: string | null = null;
   if (held && newestPending) {
-    for (let day = dayAfter(held); day < newestPending; day = dayAfter(day)) {
+    for (let day = addDays(held, 1); day < newestPending; day = addDays(day, 1)) {
       if (!isWorkday(day) || corporateDays.has(day)) continue;
       const laterDays = [...corporateDays].filter((d) => d > day && isWorkday(d)).length;
       if (laterDays >= MISSING_DAY_GIVE_UP) {

@@ -1,0 +1,159 @@
+// The one catalog of what is sold: plans and credit packs with their prices, credits and features,
+// and the rules priced with them. The gate (through the `plans` table, written from here at every
+// start), billing, the checkout and pricing pages and the OpenAPI descriptions all read it.
+// docs/contract.md, "Plans and credits".
+
+export type Surface = 'rest' | 'mcp';
+
+export const PLAN_SLUGS = [
+  'free_trial',
+  'developer',
+  'pro',
+  'growth',
+  'lead_feed',
+  'enterprise',
+  'mcp_starter',
+] as const;
+export type PlanSlug = (typeof PLAN_SLUGS)[number];
+
+export interface Plan {
+  readonly slug: PlanSlug;
+  readonly name: string;
+  /** Credits granted each cycle (the trial: once, at signup). */
+  readonly monthlyCredits: number;
+  readonly perMinute: number;
+  readonly surfaces: readonly Surface[];
+  readonly leadFeed: boolean;
+  readonly csv: boolean;
+  /** Keeps serving past the monthly grant, billed as overage (unless past due). */
+  readonly overage: boolean;
+  /** Shown as unlimited: usage percent is 0. */
+  readonly unlimited: boolean;
+  /** Monthly price in cents (null: custom). */
+  readonly priceCents: number | null;
+}
+
+const both: readonly Surface[] = ['rest', 'mcp'];
+const plan = (p: Omit<Plan, 'unlimited'> & { unlimited?: boolean }): Plan => ({ unlimited: false, ...p });
+
+export const PLANS: Readonly<Record<PlanSlug, Plan>> = {
+  free_trial: plan({
+    slug: 'free_trial',
+    name: 'Free Trial',
+    monthlyCredits: 500,
+    perMinute: 30,
+    surfaces: ['rest'],
+    leadFeed: false,
+    csv: false,
+    overage: false,
+    priceCents: 0,
+  }),
+  developer: plan({
+    slug: 'developer',
+    name: 'Developer',
+    monthlyCredits: 10_000,
+    perMinute: 60,
+    surfaces: both,
+    leadFeed: false,
+    csv: false,
+    overage: true,
+    priceCents: 1900,
+  }),
+  pro: plan({
+    slug: 'pro',
+    name: 'Pro',
+    monthlyCredits: 50_000,
+    perMinute: 150,
+    surfaces: both,
+    leadFeed: false,
+    csv: true,
+    overage: true,
+    priceCents: 4900,
+  }),
+  growth: plan({
+    slug: 'growth',
+    name: 'Growth',
+    monthlyCredits: 250_000,
+    perMinute: 300,
+    surfaces: both,
+    leadFeed: false,
+    csv: true,
+    overage: true,
+    priceCents: 14900,
+  }),
+  lead_feed: plan({
+    slug: 'lead_feed',
+    name: 'Lead Feed',
+    monthlyCredits: 750_000,
+    perMinute: 600,
+    surfaces: both,
+    leadFeed: true,
+    csv: true,
+    overage: true,
+    priceCents: 29900,
+  }),
+  enterprise: plan({
+    slug: 'enterprise',
+    name: 'Enterprise',
+    monthlyCredits: 2_000_000_000,
+    perMinute: 1200,
+    surfaces: both,
+    leadFeed: true,
+    csv: true,
+    overage: false,
+    unlimited: true,
+    priceCents: null,
+  }),
+  mcp_starter: plan({
+    slug: 'mcp_starter',
+    name: 'MCP Starter',
+    monthlyCredits: 1000,
+    perMinute: 30,
+    surfaces: ['mcp'],
+    leadFeed: false,
+    csv: false,
+    overage: false,
+    priceCents: 500,
+  }),
+};
+
+/** Test keys' own pool, per workspace and cycle. */
+export const TEST_KEY_MONTHLY_CREDITS = 1000;
+/** The trial: full access for 7 days, then the balance is capped once at this. */
+export const TRIAL_DAYS = 7;
+export const TRIAL_CAP = 100;
+
+export const PACKS = {
+  starter: { title: 'Starter', credits: 1_000, priceCents: 500 },
+  investigator: { title: 'Investigator', credits: 5_000, priceCents: 2_300 },
+  bulk: { title: 'Bulk', credits: 25_000, priceCents: 9_900 },
+  power: { title: 'Power', credits: 100_000, priceCents: 34_900 },
+} as const;
+
+export type PackSlug = keyof typeof PACKS;
+
+/** The pack slugs in the catalog's order (for schemas and listings). */
+export const PACK_SLUGS = Object.keys(PACKS) as [PackSlug, ...PackSlug[]];
+
+/** Packs are valid this many months, to 00:00 UTC on the anniversary of the purchase day. */
+export const PACK_VALID_MONTHS = 12;
+/** A pack is refundable this many days after purchase, while no more than this share of it is used. */
+export const REFUND_DAYS = 14;
+export const REFUND_MAX_USED_PERCENT = 10;
+
+/** Overage: each started block of this many credits costs this many cents (5 USD per 1,000 credits). */
+export const OVERAGE_BLOCK_CREDITS = 10;
+export const OVERAGE_BLOCK_CENTS = 5;
+
+/** Every price and invoice is in US dollars. */
+export const CURRENCY = 'usd';
+
+const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
+
+export const formatUsd = (cents: number): string => usd.format(cents / 100);
+
+/** "starter (1,000 credits, $5.00), ...": the packs in one line, for descriptions. */
+export const packsInWords = (): string =>
+  PACK_SLUGS.map(
+    (s) => `${s} (${PACKS[s].credits.toLocaleString('en-US')} credits, ${formatUsd(PACKS[s].priceCents)})`,
+  ).join(', ');

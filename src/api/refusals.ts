@@ -1,0 +1,70 @@
+// The refusals the pipeline's stages answer with, worded once: a full window, a plan without the
+// surface, and what the gate decided about the plan and the credits. docs/contract.md, "Errors".
+import type { z } from 'zod';
+import type { GateResult } from '../accounts/gate.js';
+import type { RateDecision } from '../limits/index.js';
+import { ApiError, badRequest, type Details } from './errors.js';
+
+/** The 429 of a full per-minute window. */
+export function perMinuteRefusal(rate: RateDecision): ApiError {
+  const message = `Rate limit of ${rate.limit} requests per minute exceeded. Retry in ${rate.resetSeconds} seconds.`;
+  return new ApiError('rate_limited', message, { retryAfter: rate.resetSeconds });
+}
+
+export function surfaceRefusal(outcome: 'rest_disabled' | 'mcp_disabled'): ApiError {
+  return outcome === 'rest_disabled'
+    ? new ApiError(
+        'rest_disabled',
+        'Your plan does not include the REST API; use the MCP endpoint or upgrade your plan.',
+      )
+    : new ApiError('mcp_disabled', 'Your plan does not include MCP access; use the REST API or upgrade your plan.');
+}
+
+const FEATURE_MESSAGE =
+  'Your plan does not include this feature ' +
+  '(the lead feed needs the Lead Feed or Enterprise plan; CSV needs Pro or above).';
+const TRIAL_USED_UP = 'Your free trial credits are used up. Upgrade to a paid plan or buy a credit pack to continue.';
+const CANCELLED_USED_UP =
+  'Your subscription is cancelled and its credits are used up. ' +
+  'Upgrade to a paid plan again or buy a credit pack to continue.';
+
+/** Throws the refusal of a gate that did not admit the call to its operation (plan gate, credits). */
+export function refuseByGate(gate: GateResult): void {
+  const creditBalance = gate.creditBalance ?? 0;
+  switch (gate.outcome) {
+    case 'forbidden':
+      throw new ApiError('forbidden', FEATURE_MESSAGE);
+    case 'payment_required':
+      // The trial, or a cancelled subscription (no new cycle will bring credits back).
+      throw new ApiError('payment_required', gate.caller?.plan === 'free_trial' ? TRIAL_USED_UP : CANCELLED_USED_UP, {
+        creditBalance,
+      });
+    case 'quota_exhausted':
+      throw new ApiError(
+        'rate_limited',
+        `Monthly credit quota exhausted. It renews with the next billing cycle in ${gate.retryAfter} seconds.`,
+        { retryAfter: gate.retryAfter ?? 0, creditBalance },
+      );
+    default:
+  }
+}
+
+/** Zod issues as `{ param: reason }`; an unknown parameter is named as such. */
+export function validationDetails(error: z.ZodError): Details {
+  const details: Details = {};
+  const add = (param: string, reason: string): void => {
+    details[param] = details[param] ? `${details[param]}; ${reason}` : reason;
+  };
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') for (const k of issue.keys) add(k, 'unknown parameter');
+    else add(issue.path.length ? issue.path.join('.') : '(request)', issue.message);
+  }
+  return details;
+}
+
+/** The parsed value, or the 400 naming each parameter at fault. */
+export function parseOrRefuse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw badRequest(validationDetails(parsed.error));
+  return parsed.data;
+}
