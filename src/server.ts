@@ -1,5 +1,6 @@
 // The running service: database (embedded when no DATABASE_URL), sample data and a demo workspace
 // on first start, the HTTP app, the job scheduler, and a clean stop on SIGINT/SIGTERM.
+import type { PlanSlug } from './accounts/catalog.js';
 import { resolvePepper } from './accounts/pepper.js';
 import { createWorkspace } from './accounts/workspaces.js';
 import { buildApp, type App } from './api/app.js';
@@ -9,50 +10,63 @@ import { openDatabase, type Database } from './db/index.js';
 import { hugePagesAdvice } from './db/tuning.js';
 import { JOBS } from './jobs/index.js';
 import { startScheduler } from './jobs/scheduler.js';
-import { seedSample } from './registry/sample.js';
+import { seedSample, type SeededSample, type SeedReport } from './registry/sample.js';
+
+/** What this start did for a newcomer: the sample it loaded and the demo workspace it made (each once). */
+export interface FirstStart {
+  readonly sample: SeededSample | null;
+  readonly demo: { readonly workspaceId: string; readonly plan: PlanSlug; readonly key: string } | null;
+}
 
 export interface RunningServer {
   readonly app: App;
   readonly db: Database;
   readonly url: string;
+  readonly firstStart: FirstStart;
   stop(): Promise<void>;
 }
 
+/** Where a start reports: lines for the operator, and the sample seeding's progress and detail. */
+export interface StartOutput {
+  log(line: string): void;
+  readonly seeding: SeedReport;
+}
+
+/** Lines only: the seeding's detail goes to its log file alone (tests, and callers without a terminal). */
+export const linesOnly = (log: (line: string) => void): StartOutput => ({
+  log,
+  seeding: { phase() {}, progress() {}, detail() {}, finish() {} },
+});
+
+const DEMO_PLAN: PlanSlug = 'pro';
+
 /** On a database without workspaces (outside production): a pro workspace to try the API with. */
-async function demoWorkspace(
-  db: Database,
-  config: Config,
-  pepper: string,
-  clock: Clock,
-  log: (line: string) => void,
-): Promise<void> {
-  if (config.production) return;
+async function demoWorkspace(db: Database, config: Config, pepper: string, clock: Clock): Promise<FirstStart['demo']> {
+  if (config.production) return null;
   const { rows } = await db.pool.query('SELECT 1 FROM workspaces LIMIT 1');
-  if (rows.length > 0) return;
-  const { workspace, key } = await createWorkspace(db.pool, { plan: 'pro', name: 'demo' }, pepper, clock);
-  log(`created the demo workspace ${workspace.id} on the pro plan; its API key (shown once): ${key.key}`);
+  if (rows.length > 0) return null;
+  const { workspace, key } = await createWorkspace(db.pool, { plan: DEMO_PLAN, name: 'demo' }, pepper, clock);
+  return { workspaceId: workspace.id, plan: DEMO_PLAN, key: key.key };
 }
 
 export async function startServer(
   config: Config,
-  log: (line: string) => void,
+  out: StartOutput,
   clock: Clock = systemClock,
 ): Promise<RunningServer> {
+  const { log } = out;
   const db = await openDatabase(config);
   let app: App | null = null;
   try {
+    // With a registry source, the refresh (at startup, then daily) loads the real files instead.
+    const sample =
+      db.embedded && config.sample.enabled && !config.registrySource
+        ? await seedSample(db.pool, config, out.seeding)
+        : null;
     const advice = await hugePagesAdvice(db.pool);
     if (advice) log(advice);
-    // With a registry source, the refresh (at startup, then daily) loads the real files instead.
-    if (db.embedded && config.sample.enabled && !config.registrySource) {
-      const seeded = await seedSample(db.pool, config, { log });
-      if (seeded)
-        log(
-          `sample dataset loaded: ${seeded.dataset.entities} entities, ${seeded.totals.records_rejected} malformed lines rejected`,
-        );
-    }
     const pepper = await resolvePepper(config);
-    await demoWorkspace(db, config, pepper, clock, log);
+    const demo = await demoWorkspace(db, config, pepper, clock);
     const built = await buildApp({ config, db, pepper, clock });
     app = built;
     const url = await built.http.listen({ host: config.host, port: config.port });
@@ -71,6 +85,7 @@ export async function startServer(
       app: built,
       db,
       url,
+      firstStart: { sample, demo },
       stop: () =>
         (stopping ??= (async () => {
           await built.http.close();

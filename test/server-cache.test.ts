@@ -9,7 +9,7 @@ import pg from 'pg';
 import { projectRoot } from '../src/config/paths.js';
 import { startEmbedded } from '../src/db/embedded.js';
 import { prewarm } from '../src/db/prewarm.js';
-import { hugePagesAdvice, hugePagesLine } from '../src/db/tuning.js';
+import { HUGE_PAGES_ADVISED_FROM_ENTITIES, hugePagesAdvice, hugePagesLine } from '../src/db/tuning.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 
 let db: TestDatabase;
@@ -49,8 +49,25 @@ describe('huge pages advice', () => {
     assert.match(hugePagesLine('off', '3111')!, /sysctl -w vm\.nr_hugepages=3111\b/);
     assert.equal(hugePagesLine('on', '3111'), null);
     assert.equal(hugePagesLine(null, '3111'), null); // PostgreSQL 15 and 16 do not say
-    const advice = await hugePagesAdvice(db.pool);
-    assert.ok(advice === null || advice.includes('vm.nr_hugepages='));
+  });
+
+  it('is given only for a dataset large enough to need it', async () => {
+    const { rows } = await db.pool.query<{ status: string | null; pages: string | null }>(
+      `SELECT current_setting('huge_pages_status', true) AS status,
+              current_setting('shared_memory_size_in_huge_pages', true) AS pages`,
+    );
+    const line = hugePagesLine(rows[0]!.status, rows[0]!.pages);
+    const withEntities = async (n: number): Promise<string | null> => {
+      await db.pool.query('UPDATE dataset_state SET entities = $1', [n]);
+      return hugePagesAdvice(db.pool);
+    };
+    try {
+      assert.equal(await withEntities(25_000), null);
+      assert.equal(await withEntities(HUGE_PAGES_ADVISED_FROM_ENTITIES - 1), null);
+      assert.equal(await withEntities(HUGE_PAGES_ADVISED_FROM_ENTITIES), line);
+    } finally {
+      await db.pool.query('UPDATE dataset_state SET entities = NULL');
+    }
   });
 });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config/index.js';
-import { startServer } from '../src/server.js';
+import { linesOnly, startServer } from '../src/server.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 
 let db: TestDatabase;
@@ -27,7 +27,10 @@ describe('server start', () => {
     });
     try {
       await assert.rejects(
-        startServer(config, (line) => lines.push(line)),
+        startServer(
+          config,
+          linesOnly((line) => lines.push(line)),
+        ),
         /EADDRINUSE/,
       );
       // Startup runs begin at once; give any that were started the time to run into the closed pool.

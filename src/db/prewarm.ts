@@ -97,8 +97,7 @@ export async function prewarm(
   }
   // 'read' fills the operating system's cache and leaves shared buffers to the live dataset. Twice:
   // Linux keeps a page read once on its inactive list, the first it lets go; the second read moves
-  // it to the active list, ahead of pages an import read once (the second pass runs at memory speed;
-  // measured in docs/search.md, ninth session).
+  // it to the active list, ahead of pages an import read once (the second pass runs at memory speed).
   for (let pass = 0; pass < 2; pass++) {
     for (const oid of chosen) await pool.query(`SELECT pg_prewarm($1::oid::regclass, 'read')`, [oid]);
   }

@@ -24,7 +24,7 @@ const LEGAL_PHRASES: ReadonlyArray<readonly [RegExp, string]> = [
 ];
 
 // Maps, not objects: looking a word up in an object first interns it (with the address words' Map,
-// about 1.2 µs less a corporate record in a load, docs/search.md, twenty-sixth session).
+// about 1.2 µs less a corporate record in a load).
 const LEGAL_WORDS: ReadonlyMap<string, string> = new Map([
   ['INCORPORATED', 'INC'],
   ['CORPORATION', 'CORP'],

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { generateDataset, type GenerateSummary } from '../../registry/generator/index.js';
+import { terminalBar } from '../bar.js';
 import { printResult, type OutputOptions } from '../output.js';
 
 interface GenerateFlags extends OutputOptions {
@@ -15,31 +16,6 @@ function integer(value: string): number {
   const n = Number(value.replaceAll('_', ''));
   if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('not an integer');
   return n;
-}
-
-const PROGRESS_INTERVAL_MS = 250;
-
-/** A single updating stderr line with rate and ETA, only on a terminal. */
-function progressLine(): { update: (done: number, total: number) => void; finish: () => void } {
-  if (!process.stderr.isTTY) return { update: () => undefined, finish: () => undefined };
-  const started = Date.now();
-  let shown = 0;
-  return {
-    update(done, total) {
-      const now = Date.now();
-      if (now - shown < PROGRESS_INTERVAL_MS && done < total) return;
-      shown = now;
-      const rate = done / Math.max(0.001, (now - started) / 1000);
-      const eta = rate > 0 ? Math.ceil((total - done) / rate) : 0;
-      const pct = ((100 * done) / total).toFixed(1);
-      process.stderr.write(
-        `\rgenerating ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} records (${pct}%)  ${Math.round(rate).toLocaleString('en-US')} records/s  ETA ${eta}s   `,
-      );
-    },
-    finish() {
-      process.stderr.write('\r\x1b[K');
-    },
-  };
 }
 
 function human(s: GenerateSummary): string {
@@ -70,7 +46,8 @@ export function registerGenerate(program: Command): void {
     .option('--workers <w>', 'worker threads generating the snapshot, 0 for none (default: by size and cores)', integer)
     .option('--json', 'print the summary as JSON')
     .action(async (flags: GenerateFlags) => {
-      const progress = progressLine();
+      const bar = terminalBar();
+      bar.phase('generating records');
       const summary = await generateDataset({
         entities: flags.entities,
         outDir: flags.out,
@@ -78,8 +55,8 @@ export function registerGenerate(program: Command): void {
         days: flags.days,
         endDate: flags.endDate,
         workers: flags.workers,
-        onProgress: progress.update,
-      }).finally(progress.finish);
+        onProgress: (done, total) => bar.update(done, total),
+      }).finally(() => bar.stop());
       printResult(summary, flags, human);
     });
 }

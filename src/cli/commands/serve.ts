@@ -1,7 +1,12 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/index.js';
-import { startServer } from '../../server.js';
+import { startServer, type StartOutput } from '../../server.js';
+import { terminalBar } from '../bar.js';
 import { logLine } from '../context.js';
+import { startSummary } from '../start-summary.js';
+
+/** The importer's step-by-step lines are shown at debug level; otherwise only its log file holds them. */
+const DETAIL_LEVELS = new Set(['debug', 'trace']);
 
 export function registerServe(program: Command): void {
   program
@@ -9,8 +14,22 @@ export function registerServe(program: Command): void {
     .description('run the API (and, with no DATABASE_URL, its own PostgreSQL under .data/)')
     .action(async () => {
       const config = loadConfig();
-      const server = await startServer(config, logLine);
-      logLine(`Registry Lookup listening on ${server.url} (health: ${server.url}/healthz)`);
+      const bar = terminalBar();
+      const showDetail = DETAIL_LEVELS.has(config.logLevel);
+      const out: StartOutput = {
+        log: logLine,
+        seeding: {
+          phase: (label) => {
+            bar.phase(label);
+            if (!process.stderr.isTTY) logLine(`${label}...`);
+          },
+          progress: (done, total) => bar.update(done, total),
+          detail: (line) => (showDetail ? logLine(line) : undefined),
+          finish: () => bar.stop(),
+        },
+      };
+      const server = await startServer(config, out);
+      logLine(await startSummary(server, config));
       const shutdown = (signal: string): void => {
         logLine(`${signal}: stopping`);
         server.stop().then(

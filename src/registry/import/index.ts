@@ -52,6 +52,8 @@ export interface ImportOptions extends SnapshotOptions {
    * rolled back whole and `importFiles` throws ImportRefused; by default every file is applied.
    */
   refuse?: (stats: ReadStats) => string | null;
+  /** Called after each file, applied or skipped: `done` of `total` files. */
+  onFile?: (done: number, total: number) => void;
 }
 
 /** A file refused by `ImportOptions.refuse`: nothing of it was applied. */
@@ -173,8 +175,7 @@ async function warmDataset(pool: pg.Pool, log: (line: string) => void): Promise<
  * for a fifth of a table to change, which a quarter of daily files never reaches. A vacuum marks such
  * a page again only once its dead rows are gone from the indexes, a pass it skips while they are on
  * under 2% of the pages: the postings, with one index (4.4 s at 12.6 million entities), always take
- * it. S of type DOMNP passed 11,316 postings on such pages after ten daily files, none after the pass
- * (docs/search.md, sixteenth and twenty-eighth sessions).
+ * it. S of type DOMNP passed 11,316 postings on such pages after ten daily files, none after the pass.
  */
 const INDEX_ONLY_TABLES = [
   { table: 'entity_postings', options: '(INDEX_CLEANUP ON)' },
@@ -233,6 +234,7 @@ export async function importFiles(
           rejects: [],
           elapsed_ms: Date.now() - started,
         });
+        opts.onFile?.(i + 1, files.length);
         continue;
       }
       const o: Outcome = file.fullLoad
@@ -269,11 +271,11 @@ export async function importFiles(
         rejects: o.rejects.slice(0, REJECTS_SHOWN),
         elapsed_ms: Date.now() - started,
       });
+      opts.onFile?.(i + 1, files.length);
     }
     // Daily files also read and write index pages the prewarm left cold, which push the hot pages
-    // out of the cache: after daily files the searches ran on random reads again (docs/search.md,
-    // ninth session). Pages still cached are read back at memory speed. The vacuum first: it reads
-    // the pages the files changed.
+    // out of the cache: after daily files the searches ran on random reads again. Pages still cached
+    // are read back at memory speed. The vacuum first: it reads the pages the files changed.
     if (appliedSinceWarm) {
       await vacuumDataset(pool, log);
       await warmDataset(pool, log);

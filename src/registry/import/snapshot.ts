@@ -172,7 +172,7 @@ const builtName = (sql: string): string => /(?:INDEX|CONSTRAINT) (\S+)/.exec(sql
  * keys in a balanced tree, and a larger tree cost more CPU than the extra passes it saves: at 12.6
  * million entities, built alone on one core, the city-words index took 120 CPU-seconds with 1.5 GB
  * and 77 with 64 MB (16 MB: 87, 256 MB: 92); with a parallel worker (PostgreSQL 18) 66 and 63, the
- * address words 48 and 41, the officers' words 21 to 24 and 19 to 20 (docs/search.md, thirtieth session).
+ * address words 48 and 41, the officers' words 21 to 24 and 19 to 20.
  */
 const GIN_BUILD_MEMORY = '64MB';
 
