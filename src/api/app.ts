@@ -22,6 +22,7 @@ import { createMetrics, type Metrics } from '../metrics.js';
 import { BILLING_ROUTES, billingRoutes } from './billing.js';
 import { checkoutRoutes } from './checkout-routes.js';
 import { stripeWebhook } from './stripe-webhook.js';
+import { ErrorLog } from './error-log.js';
 import { ApiError, internalError } from './errors.js';
 import { newRequestId } from './ids.js';
 import { registerMcp } from './mcp/transport.js';
@@ -68,8 +69,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestIdHeader: false,
   });
   const services = createServices(db, clock);
+  const errors = new ErrorLog(http.log, clock);
+  for (const pool of new Set([db.pool, db.readPool])) pool.on('connect', () => errors.connected());
   const gate = new Gate(db.pool, deps.pepper, clock, (err) =>
-    http.log.error({ err }, 'settling kept credits failed; the sweeper will refund them'),
+    errors.error(err, {}, 'settling kept credits failed; the sweeper will refund them'),
   );
   const metrics = createMetrics();
   const limiterContext: LimiterContext = {
@@ -79,8 +82,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     warn: (fields, message) => http.log.warn(fields, message),
   };
   const limiter = await (deps.limiter ?? createRateLimiter)(limiterContext);
-  const pipeline = new Pipeline({ gate, limiter, clock, services, log: http.log });
-  const requestLog = new RequestLog(db.pool, (err) => http.log.error({ err }, 'writing request logs failed'));
+  const pipeline = new Pipeline({ gate, limiter, clock, services, errors });
+  const requestLog = new RequestLog(db.pool, (err) => errors.error(err, {}, 'writing request logs failed'));
 
   http.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -109,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     });
   });
   http.addHook('onClose', async () => {
+    errors.close();
     await gate.flush();
     await requestLog.flush();
     await limiter.close();
@@ -124,7 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   http.setErrorHandler((err: { statusCode?: number; message?: string }, req, reply) => {
     const status = err.statusCode ?? 500;
     if (status >= 500) {
-      req.log.error({ err, request_id: req.id }, 'request failed');
+      errors.error(err, { request_id: req.id }, 'request failed');
       return errorReply(reply, req.id, internalError());
     }
     return errorReply(reply, req.id, new ApiError('bad_request', err.message ?? 'Bad request.'));

@@ -23,6 +23,13 @@ export const offset = z.coerce
 
 export const pagination = (def: number, max: number) => ({ limit: limit(def, max), offset });
 
+/**
+ * Text the database can hold: PostgreSQL text has no NUL character, so one in a parameter is the
+ * caller's error (a 400 naming it), never a failed query.
+ */
+const storable = (s: string): boolean => !s.includes('\0');
+const NOT_STORABLE = { error: 'must not contain a NUL character' };
+
 /** Free text of `min` to `max` characters (surrounding blanks ignored). */
 export const text = (min: number, max: number, description: string) =>
   z
@@ -30,6 +37,7 @@ export const text = (min: number, max: number, description: string) =>
     .trim()
     .min(min, { error: min === 1 ? 'must not be empty' : `must be at least ${min} characters` })
     .max(max, { error: `must be at most ${max} characters` })
+    .refine(storable, NOT_STORABLE)
     .meta({ description });
 
 /** A calendar date `YYYY-MM-DD` that exists. */

@@ -4,7 +4,6 @@
 // the stages still decide in that order. Calls that run no operation pass its first stages too: MCP's
 // free methods (admit) and the account routes of billing (account).
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Caller, Gate, GateResult } from '../accounts/gate.js';
 import { presentedKey } from '../accounts/keys.js';
 import type { Surface } from '../accounts/catalog.js';
@@ -19,6 +18,7 @@ import {
   type RateLimiter,
 } from '../limits/index.js';
 import { isQueryCanceled } from '../db/pool.js';
+import type { ErrorLog } from './error-log.js';
 import { ApiError, badRequest, internalError, queryTimedOut, unauthorized } from './errors.js';
 import type { FileResult, ListResult, Operation, SingleResult } from './operation.js';
 import { parseOrRefuse, perMinuteRefusal, refuseByGate, surfaceRefusal, validationDetails } from './refusals.js';
@@ -57,7 +57,7 @@ export interface PipelineDeps {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly services: Services;
-  readonly log: FastifyBaseLogger;
+  readonly errors: ErrorLog;
 }
 
 /** A stage's failure on its way to the answer: the window to show and who called, when known. */
@@ -235,7 +235,7 @@ export class Pipeline {
   private failure(f: Failed): Outcome {
     const { err } = f;
     const apiError = err instanceof ApiError ? err : isQueryCanceled(err) ? queryTimedOut() : internalError();
-    if (!(err instanceof ApiError)) this.deps.log.error({ err, ...f.log[1], request_id: f.requestId }, f.log[0]);
+    if (!(err instanceof ApiError)) this.deps.errors.error(err, { ...f.log[1], request_id: f.requestId }, f.log[0]);
     const headers = f.rate ? rateLimitHeaders(f.rate) : {};
     if (apiError.extra.retryAfter !== undefined) headers['retry-after'] = String(apiError.extra.retryAfter);
     return {
@@ -254,7 +254,7 @@ export class Pipeline {
     try {
       return await this.settle(reservation, release);
     } catch (err) {
-      this.deps.log.error({ err, reservation }, 'settling a reservation failed; the sweeper will release it');
+      this.deps.errors.error(err, { reservation }, 'settling a reservation failed; the sweeper will release it');
       return 0;
     }
   }
