@@ -23,14 +23,14 @@ import { BILLING_ROUTES, billingRoutes } from './billing.js';
 import { checkoutRoutes } from './checkout-routes.js';
 import { stripeWebhook } from './stripe-webhook.js';
 import { ErrorLog } from './error-log.js';
-import { ApiError, internalError } from './errors.js';
 import { newRequestId } from './ids.js';
 import { registerMcp } from './mcp/transport.js';
 import { openApiDocument } from './openapi.js';
 import { OPERATIONS } from './operations/index.js';
 import { KEYLESS_OPERATIONS } from './operations/keyless.js';
 import { Pipeline } from './pipeline.js';
-import { errorReply, registerOpenApi, registerRest } from './rest.js';
+import { registerOpenApi, registerRest } from './rest.js';
+import { clientErrorHandler, frameworkErrors, registerTransportErrors } from './transport-errors.js';
 import { createServices, type Services } from './services.js';
 
 export interface AppDeps {
@@ -67,6 +67,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     genReqId: newRequestId,
     // Never trust a caller's request id: ours are unique and say where they came from.
     requestIdHeader: false,
+    // Every refusal in the envelope, including those made before routing (transport-errors.ts).
+    clientErrorHandler,
+    frameworkErrors,
+    http: { requireHostHeader: false },
+    // HEAD is answered 405 on the API (rest.ts): it would run and charge the whole operation.
+    exposeHeadRoutes: false,
   });
   const services = createServices(db, clock);
   const errors = new ErrorLog(http.log, clock);
@@ -118,23 +124,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await limiter.close();
   });
 
-  http.setNotFoundHandler((req, reply) =>
-    errorReply(
-      reply,
-      req.id,
-      new ApiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. See /v1/openapi.json.`),
-    ),
-  );
-  http.setErrorHandler((err: { statusCode?: number; message?: string }, req, reply) => {
-    const status = err.statusCode ?? 500;
-    if (status >= 500) {
-      errors.error(err, { request_id: req.id }, 'request failed');
-      return errorReply(reply, req.id, internalError());
-    }
-    return errorReply(reply, req.id, new ApiError('bad_request', err.message ?? 'Bad request.'));
-  });
+  registerTransportErrors(http, errors);
 
   http.get('/healthz', async () => ({ status: 'ok' }));
+  http.head('/healthz', async (_req, reply) => reply.send());
   http.get('/metrics', async (_req, reply) =>
     reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   );

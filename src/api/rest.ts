@@ -76,8 +76,19 @@ export function registerRest(app: FastifyInstance, operations: readonly Operatio
       }
       return sendOutcome(reply, outcome);
     };
-    for (const prefix of API_PREFIXES) app.get(`${prefix}${fastifyPath(op.path)}`, handler);
+    for (const prefix of API_PREFIXES) {
+      app.get(`${prefix}${fastifyPath(op.path)}`, handler);
+      app.head(`${prefix}${fastifyPath(op.path)}`, headNotAllowed);
+    }
   }
+}
+
+/**
+ * HEAD on an API route is refused (405, `Allow: GET`), neither run nor charged: answering it would
+ * cost the whole operation for headers alone (docs/contract.md, "Errors").
+ */
+async function headNotAllowed(_req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  return reply.code(405).header('allow', 'GET').send();
 }
 
 /** The error envelope for failures outside any operation (unknown routes, unreadable requests). */
@@ -89,6 +100,7 @@ export function errorReply(reply: FastifyReply, requestId: string, err: ApiError
 export function registerOpenApi(app: FastifyInstance, document: object, limiter: RateLimiter): void {
   const body = JSON.stringify(document);
   for (const prefix of API_PREFIXES) {
+    app.head(`${prefix}/openapi.json`, headNotAllowed);
     app.get(`${prefix}/openapi.json`, async (req, reply) => {
       const rate = await limiter.hit(addressWindow(req.ip, 'openapi'), KEYLESS_PER_MINUTE);
       reply.headers(rateLimitHeaders(rate));

@@ -1,0 +1,79 @@
+// Answers to what goes wrong before (or instead of) a route: unparseable HTTP, oversized headers, a
+// path that is not valid UTF-8 or whose parameter is too long, HTTP/1.1 without Host, unknown
+// routes, unreadable bodies. Every one is the error envelope of docs/contract.md ("Errors") with a
+// request id, and an answer after which the connection cannot go on says `Connection: close`.
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorLog } from './error-log.js';
+import { ApiError, internalError } from './errors.js';
+import { newRequestId } from './ids.js';
+import { errorReply } from './rest.js';
+
+/** Node's limit on a request's headers (its default, stated: the 431 message names it). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/** The status and message for an error Node's HTTP parser raised on a connection. */
+function clientErrorAnswer(code: string | undefined): { status: number; message: string } {
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return { status: 431, message: `The request headers are too large (${MAX_HEADER_BYTES / 1024} KB at most).` };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, message: 'The request took too long to arrive.' };
+  return { status: 400, message: 'The request is not valid HTTP.' };
+}
+
+/**
+ * Node's `clientError`: the request could not be parsed, so no route or hook runs. The answer is
+ * written on the socket by hand, in the envelope, and the connection closes after it.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, message } = clientErrorAnswer(err.code);
+  const requestId = newRequestId();
+  const body = JSON.stringify({ error: { code: 'bad_request', message, request_id: requestId } });
+  if (socket.writable) {
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  } else socket.destroy();
+}
+
+/** The router's own refusals: a path that does not decode, a path parameter past the router's length. */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const message =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'A path segment is too long.'
+      : 'The request path is not valid: it must be percent-encoded UTF-8.';
+  return errorReply(reply, req.id, new ApiError('bad_request', message));
+}
+
+/** Registers the answers above that need the app: Host check, unknown routes, unreadable requests. */
+export function registerTransportErrors(app: FastifyInstance, errors: ErrorLog): void {
+  // HTTP/1.1 requires Host (Node's own refusal of a request without one has an empty body).
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.raw.httpVersion === '1.1' && req.headers.host === undefined) {
+      reply.header('connection', 'close');
+      return errorReply(reply, req.id, new ApiError('bad_request', 'HTTP/1.1 requests must carry a Host header.'));
+    }
+  });
+  app.setNotFoundHandler((req, reply) =>
+    errorReply(
+      reply,
+      req.id,
+      new ApiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. See /v1/openapi.json.`),
+    ),
+  );
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const status = err.statusCode ?? 500;
+    if (status >= 500) {
+      errors.error(err, { request_id: req.id }, 'request failed');
+      return errorReply(reply, req.id, internalError());
+    }
+    // Fastify's own 4xx (a body too large, a bad content type...): its message, our envelope and status.
+    return reply.code(status).send(new ApiError('bad_request', err.message || 'Bad request.').body(req.id));
+  });
+}
