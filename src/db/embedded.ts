@@ -31,7 +31,7 @@ const DATABASE = 'registry';
  * C.UTF-8, for upper() and lower()). PostgreSQL compares with memcmp and sorts on abbreviated keys
  * only under C or POSIX; glibc's C.UTF-8 orders the same (by code point) through strcoll, more
  * slowly, in every text index a full load builds and in every text comparison a search makes.
- * Only a new cluster gets it (docs/search.md, twenty-first session).
+ * Only a new cluster gets it (docs/search.md).
  */
 const INITDB_FLAGS = ['--encoding=UTF8', '--locale=C.UTF-8', '--lc-collate=C'];
 

@@ -55,12 +55,17 @@ export function embeddedServerSettings(): string[] {
  */
 export function hugePagesLine(status: string | null, pages: string | null): string | null {
   if (status !== 'off' || !pages) return null;
-  return `PostgreSQL's shared memory is on 4 KB pages, not huge pages: searches that read many cached rows run several times slower. On the database host, reserve ${pages} huge pages (sysctl -w vm.nr_hugepages=${pages}, and the same in /etc/sysctl.conf to keep it) and restart PostgreSQL.`;
+  return (
+    "PostgreSQL's shared memory is on 4 KB pages, not huge pages: searches that read many cached rows run several " +
+    `times slower. On the database host, reserve ${pages} huge pages (sysctl -w vm.nr_hugepages=${pages}, and the ` +
+    'same in /etc/sysctl.conf to keep it) and restart PostgreSQL.'
+  );
 }
 
 export async function hugePagesAdvice(pool: pg.Pool): Promise<string | null> {
   const { rows } = await pool.query<{ status: string | null; pages: string | null }>(
-    `SELECT current_setting('huge_pages_status', true) AS status, current_setting('shared_memory_size_in_huge_pages', true) AS pages`,
+    `SELECT current_setting('huge_pages_status', true) AS status,
+            current_setting('shared_memory_size_in_huge_pages', true) AS pages`,
   );
   return hugePagesLine(rows[0]!.status, rows[0]!.pages);
 }
