@@ -4,7 +4,8 @@ import type pg from 'pg';
 import type { Derivation, Schema } from './derivation.js';
 
 /** An entity row's agent spelling: the columns of `agent_spellings` but its count. */
-const SPELLING = `agent_key, coalesce(agent_zip5, '') AS zip5, agent_name AS name, agent_city AS city, agent_state AS state, agent_words AS words`;
+const SPELLING = `agent_key, coalesce(agent_zip5, '') AS zip5, agent_name AS name, agent_city AS city,
+  agent_state AS state, agent_words AS words`;
 
 /**
  * The agent groups of the spellings `where` selects (see registry.agent_spellings). A group
@@ -75,8 +76,8 @@ export async function refreshAgents(client: pg.PoolClient, s: Schema): Promise<n
       SELECT ${SPELLING}, 1 AS delta FROM chg_entities WHERE agent_key IS NOT NULL
       UNION ALL SELECT ${SPELLING}, -1 FROM old_entities WHERE agent_key IS NOT NULL
     ) moves GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(delta) <> 0`);
-  const same = `sp.agent_key = m.agent_key AND sp.zip5 = m.zip5 AND sp.name = m.name AND sp.city IS NOT DISTINCT FROM m.city
-    AND sp.state IS NOT DISTINCT FROM m.state AND sp.words = m.words`;
+  const same = `sp.agent_key = m.agent_key AND sp.zip5 = m.zip5 AND sp.name = m.name
+    AND sp.city IS NOT DISTINCT FROM m.city AND sp.state IS NOT DISTINCT FROM m.state AND sp.words = m.words`;
   await client.query(`UPDATE ${s}.agent_spellings sp SET n = sp.n + m.delta FROM spelling_moves m WHERE ${same}`);
   await client.query(`
     INSERT INTO ${s}.agent_spellings (agent_key, zip5, name, city, state, words, n)

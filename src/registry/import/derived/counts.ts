@@ -19,10 +19,14 @@ function slicesSql(src: string): string {
   ].join(' UNION ALL ');
 }
 
-/** The word slices of the entity rows of `src`: one per word with counts of its own (`which`: all of them, or those not frequent). */
+/**
+ * The word slices of the entity rows of `src`: one per word with counts of its own (`which`: all of them,
+ * or those not frequent).
+ */
 function wordSlicesSql(s: Schema, src: string, which = 'counted'): string {
   return `
-    SELECT 'w:' || w AS slice, e.status, e.entity_type, coalesce(extract(year FROM e.filing_date)::int, -1) AS filing_year
+    SELECT 'w:' || w AS slice, e.status, e.entity_type,
+           coalesce(extract(year FROM e.filing_date)::int, -1) AS filing_year
     FROM ${src} e CROSS JOIN LATERAL unnest(e.name_words) AS w
     WHERE w IN (SELECT word FROM ${s}.entity_words WHERE ${which})`;
 }
@@ -38,8 +42,10 @@ function citySlicesSql(s: Schema, src: string): string {
   return `
     SELECT ${city} || 'w:' || w, '', '', 0 FROM ${src} e CROSS JOIN LATERAL unnest(e.name_words) AS w
     WHERE e.principal_city IS NOT NULL AND w IN (SELECT word FROM ${s}.entity_words WHERE frequent)
-    UNION ALL SELECT ${city} || 'p:' || left(e.name_core, 1), '', '', 0 FROM ${src} e WHERE e.principal_city IS NOT NULL AND e.name_core <> ''
-    UNION ALL SELECT ${city} || 'p:' || left(e.name_core, 2), '', '', 0 FROM ${src} e WHERE e.principal_city IS NOT NULL AND length(e.name_core) >= 2`;
+    UNION ALL SELECT ${city} || 'p:' || left(e.name_core, 1), '', '', 0 FROM ${src} e
+    WHERE e.principal_city IS NOT NULL AND e.name_core <> ''
+    UNION ALL SELECT ${city} || 'p:' || left(e.name_core, 2), '', '', 0 FROM ${src} e
+    WHERE e.principal_city IS NOT NULL AND length(e.name_core) >= 2`;
 }
 
 /**
@@ -67,7 +73,8 @@ function loadCountsSql(s: Schema): string {
     GROUP BY GROUPING SETS ((slice, status, entity_type, filing_year), (city, slice))
     HAVING NOT ${inCity} OR city IS NOT NULL
     UNION ALL
-    SELECT slice, status, entity_type, filing_year, count(*) FROM (${wordSlicesSql(s, `${s}.entities`, 'counted AND NOT frequent')}) w
+    SELECT slice, status, entity_type, filing_year, count(*)
+    FROM (${wordSlicesSql(s, `${s}.entities`, 'counted AND NOT frequent')}) w
     GROUP BY 1, 2, 3, 4`;
 }
 
@@ -92,12 +99,16 @@ export function countDerivations(s: Schema): Derivation[] {
       build: (c) =>
         c.query(`
           INSERT INTO ${s}.entity_day_counts (status, entity_type, filing_date, n)
-          SELECT status, entity_type, filing_date, count(*) FROM ${s}.entities WHERE filing_date IS NOT NULL GROUP BY 1, 2, 3`),
+          SELECT status, entity_type, filing_date, count(*) FROM ${s}.entities
+          WHERE filing_date IS NOT NULL GROUP BY 1, 2, 3`),
     },
   ];
 }
 
-/** After a change set: moves both counts by the entity rows it replaced (`old_entities`) and brought (`chg_entities`). */
+/**
+ * After a change set: moves both counts by the entity rows it replaced (`old_entities`)
+ * and brought (`chg_entities`).
+ */
 export async function moveCounts(client: pg.PoolClient, s: Schema): Promise<void> {
   await client.query(`
     INSERT INTO ${s}.entity_counts AS c (slice, status, entity_type, filing_year, n)

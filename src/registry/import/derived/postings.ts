@@ -22,7 +22,8 @@ const simOf = (shared: string, own: string): string => `(${shared})::real / (e.n
  */
 const RANK_ORDER = `((p.code::bigint << 38) | ((NOT p.prefix)::int::bigint << 37)
     | ((1048575 - floor(p.sim::float8 * 1048575))::bigint << 17)
-    | CASE WHEN p.filed = '-infinity' THEN 131071 ELSE 131070 - least(greatest(p.filed - date '1800-01-01', 0), 131070) END),
+    | CASE WHEN p.filed = '-infinity' THEN 131071
+           ELSE 131070 - least(greatest(p.filed - date '1800-01-01', 0), 131070) END),
   p.sim DESC, p.filed DESC, p.document_number`;
 
 const POSTING_COLUMNS = 'slice, prefix, sim, filed, document_number, id, status, entity_type, city';
@@ -39,11 +40,13 @@ const POSTING_COLUMNS = 'slice, prefix, sim, filed, document_number, id, status,
  */
 function postingsSql(s: Schema, src: string, { ranked = false } = {}): string {
   const row = (slice: string, code: string, prefix: string, sim: string): string =>
-    `${slice} AS slice, ${prefix} AS prefix, ${sim} AS sim, coalesce(e.filing_date, '-infinity') AS filed, e.document_number, e.id,
+    `${slice} AS slice, ${prefix} AS prefix, ${sim} AS sim, coalesce(e.filing_date, '-infinity') AS filed,
+     e.document_number, e.id,
      e.status, e.entity_type, upper(e.principal_city) AS city${ranked ? `, ${code} AS code` : ''}`;
   const has = (haystack: string, needle: string): string => `(strpos(${haystack}, ${needle}) > 0)::int`;
   const firstIsWord = has(`' ' || e.name_core || ' '`, `' ' || left(e.name_core, 1) || ' '`);
   const oneLetterWord = `substr(e.name_core, 2, 1) = ' '`;
+  const secondEndsWord = has(`e.name_core || ' '`, `left(e.name_core, 2) || ' '`);
   const first = 'ascii(left(e.name_core, 1)) * 128';
   // The window keeps the subquery whole: pulled up into the join, show_trgm ran once per posting.
   const union = `
@@ -57,7 +60,7 @@ function postingsSql(s: Schema, src: string, { ranked = false } = {}): string {
       `'p:' || left(e.name_core, 2)`,
       `${first} + ascii(substr(e.name_core, 2, 1)) + 1`,
       'true',
-      `CASE WHEN ${oneLetterWord} THEN ${simOf('2', '2')} ELSE ${simOf(`2 + ${has(`e.name_core || ' '`, `left(e.name_core, 2) || ' '`)}`, '3')} END`,
+      `CASE WHEN ${oneLetterWord} THEN ${simOf('2', '2')} ELSE ${simOf(`2 + ${secondEndsWord}`, '3')} END`,
     )}
     FROM ${src} e WHERE length(e.name_core) >= 2`;
   return ranked ? `SELECT ${POSTING_COLUMNS} FROM (${union}) p ORDER BY ${RANK_ORDER}` : union;
@@ -92,6 +95,7 @@ export async function movePostings(client: pg.PoolClient, s: Schema): Promise<vo
     LEFT JOIN old_entities o USING (document_number) WHERE o.document_number IS NULL OR ${moved})`;
   await client.query(`
     DELETE FROM ${s}.entity_postings p USING (${postingsSql(s, leaving)}) AS o(${POSTING_COLUMNS})
-    WHERE (p.slice, p.prefix, p.sim, p.filed, p.document_number) = (o.slice, o.prefix, o.sim, o.filed, o.document_number)`);
+    WHERE (p.slice, p.prefix, p.sim, p.filed, p.document_number)
+        = (o.slice, o.prefix, o.sim, o.filed, o.document_number)`);
   await client.query(`INSERT INTO ${s}.entity_postings (${POSTING_COLUMNS}) ${postingsSql(s, arriving)}`);
 }

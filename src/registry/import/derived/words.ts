@@ -22,7 +22,10 @@ export interface WordThresholds {
 
 export const WORD_THRESHOLDS: WordThresholds = { frequent: FREQUENT_WORD, counted: COUNTED_WORD };
 
-/** Each dictionary: its table, the array column of which table it counts, and whether its words have counts of their own. */
+/**
+ * Each dictionary: its table, the array column of which table it counts, and whether its words have
+ * counts of their own.
+ */
 const DICTIONARIES = [
   { table: 'entity_words', source: 'entities', column: 'name_words', counted: true },
   { table: 'address_words', source: 'entities', column: 'address_words', counted: false },
@@ -37,7 +40,8 @@ type Source = (typeof DICTIONARIES)[number]['source'];
  * query with a column `word`) into the dictionary's key table.
  */
 const wordKeysSql = (s: Schema, dictionary: Dictionary, words: string): string =>
-  `INSERT INTO ${s}.${keysTable(dictionary)} (key, word) SELECT k, word FROM (${words}) w, unnest(registry.word_keys(word)) AS k`;
+  `INSERT INTO ${s}.${keysTable(dictionary)} (key, word)
+   SELECT k, word FROM (${words}) w, unnest(registry.word_keys(word)) AS k`;
 
 /**
  * Each dictionary, then its keys, built whole from the rows it counts; agent words once the agent
@@ -46,6 +50,8 @@ const wordKeysSql = (s: Schema, dictionary: Dictionary, words: string): string =
 export function dictionaryDerivations(s: Schema, words: WordThresholds): Derivation[] {
   return DICTIONARIES.flatMap((d): Derivation[] => {
     const reads = d.source === 'officers' ? 'officers' : 'entities';
+    const frequent = Number(words.frequent);
+    const counted = d.counted ? `, count(*) >= least(${frequent}, ${Number(words.counted)})` : '';
     return [
       {
         table: d.table,
@@ -54,7 +60,7 @@ export function dictionaryDerivations(s: Schema, words: WordThresholds): Derivat
         build: (c) =>
           c.query(
             `INSERT INTO ${s}.${d.table} (word, n, frequent${d.counted ? ', counted' : ''})
-             SELECT w, count(*), count(*) >= ${Number(words.frequent)}${d.counted ? `, count(*) >= least(${Number(words.frequent)}, ${Number(words.counted)})` : ''}
+             SELECT w, count(*), count(*) >= ${frequent}${counted}
              FROM ${s}.${d.source}, unnest(${d.column}) AS w GROUP BY w`,
           ),
       },
@@ -86,7 +92,8 @@ async function moveDictionary(
         SELECT w, 1 AS delta FROM ${after}, unnest(${d.column}) AS w
         UNION ALL SELECT w, -1 FROM ${before}, unnest(${d.column}) AS w
       ) m GROUP BY w HAVING sum(delta) <> 0),
-    added AS (INSERT INTO ${s}.${d.table} (word, n) SELECT w, delta FROM moves ON CONFLICT (word) DO NOTHING RETURNING word),
+    added AS (
+      INSERT INTO ${s}.${d.table} (word, n) SELECT w, delta FROM moves ON CONFLICT (word) DO NOTHING RETURNING word),
     keyed AS (${wordKeysSql(s, d.table, 'SELECT word FROM added')})
     UPDATE ${s}.${d.table} dict SET n = dict.n + m.delta FROM moves m WHERE dict.word = m.w`);
 }
