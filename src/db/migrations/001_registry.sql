@@ -123,7 +123,7 @@ CREATE UNIQUE INDEX entities_id_idx ON registry.entities (id);
 CREATE INDEX entities_name_core_idx ON registry.entities (name_core);
 -- Name sorts, and exact names with their legal form.
 CREATE INDEX entities_name_norm_idx ON registry.entities (name_norm, document_number);
--- Walked outwards from a query's trigram count: the bound of similarity (docs/search.md, "Why it is fast").
+-- Walked outwards from a query's trigram count, which bounds a row's similarity (docs/search.md).
 CREATE INDEX entities_name_trgm_idx ON registry.entities (name_trgm);
 CREATE INDEX entities_address_trgm_idx ON registry.entities (address_trgm);
 -- Word lookups of expanded query words; GIN without a pending list, which every search read in full
@@ -290,7 +290,7 @@ CREATE TABLE registry.entity_day_counts (
   CONSTRAINT entity_day_counts_pkey PRIMARY KEY (filing_date, status, entity_type)
 ) WITH (fillfactor = 90);
 
--- Ranked postings (docs/search.md, "Why it is fast"): for each frequent name word and each one- and
+-- Ranked postings (docs/search.md): for each frequent name word and each one- and
 -- two-character name prefix, its entities in the order a query of exactly that word or prefix ranks
 -- them after its exact tiers, so a broad query's page is an index range read.
 --   slice   'w:WORD' or 'p:X' (as in entity_counts)
