@@ -330,7 +330,7 @@ describe('importer', () => {
   });
 
   it('keeps room on every entity page, so a change to no indexed column rewrites the row on its own page', async () => {
-    // Migrations 031 and 032's fillfactor, carried to the staged tables of the snapshot just swapped in.
+    // The tables' fillfactor (001_registry.sql), carried to the staged tables of the snapshot just swapped in.
     const roomy = [
       'address_words',
       'agent_spellings',

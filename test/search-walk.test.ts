@@ -4,12 +4,11 @@
 // Words in 25 rows count as frequent here, so the common words have postings, and words in 5 rows
 // have counts of their own.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { after, before, describe, it } from 'node:test';
-import { projectRoot } from '../src/config/paths.js';
 import { generateDataset } from '../src/registry/generator/index.js';
 import { importFiles } from '../src/registry/import/index.js';
 import { dateWalkFilter } from '../src/search/entities.js';
@@ -131,12 +130,7 @@ describe('ranked postings', () => {
         WHERE e.source_date = (SELECT snapshot_date FROM dataset_state)) x`);
     assert.ok(outOfOrder.rows[0].n > 5000, `${outOfOrder.rows[0].n} postings loaded`);
     assert.equal(outOfOrder.rows[0].misplaced, 0);
-    // As migration 033 gives the postings of a dataset loaded before it their cities.
-    await db.pool.query('UPDATE registry.entity_postings SET city = NULL');
-    await db.pool.query(await readFile(path.join(projectRoot, 'src/db/migrations/033_posting_city.sql'), 'utf8'));
-    assert.deepEqual((await wrong()).rows, []);
-    // Frequent words and prefixes within each city, as the entities now are; and as migration 021
-    // counts them for a dataset loaded before it.
+    // Frequent words and prefixes within each city, as the entities now are.
     const citiesAgree = async (): Promise<void> => {
       const cities = await db.pool.query(`
         WITH real AS (
@@ -150,9 +144,6 @@ describe('ranked postings', () => {
         SELECT slice, real.n AS real, kept.n AS kept FROM real FULL JOIN kept USING (slice) WHERE real.n IS DISTINCT FROM kept.n`);
       assert.deepEqual(cities.rows, []);
     };
-    await citiesAgree();
-    await db.pool.query(`DELETE FROM registry.entity_counts WHERE slice LIKE 'c:%|%'`);
-    await db.pool.query(await readFile(path.join(projectRoot, 'src/db/migrations/021_city_slice_counts.sql'), 'utf8'));
     await citiesAgree();
     const changed = await db.pool.query(
       `SELECT count(*)::int AS n FROM imports WHERE kind = 'daily_corporate' AND records_read > 0`,
@@ -1020,25 +1011,5 @@ describe('officer exact tier', () => {
       ]);
       assert.deepEqual(b.hits, a.hits, `${query} offset ${offset}`);
     }
-  });
-});
-
-describe('counts of words with counts of their own', () => {
-  it('are built by migration 035 for a dataset loaded before it, as a full load builds them', async () => {
-    // The dataset as before the migration: no flag, no counts of words that are not frequent.
-    await db.pool.query(
-      `DELETE FROM registry.entity_counts WHERE slice IN (SELECT 'w:' || word FROM registry.entity_words WHERE counted AND NOT frequent)`,
-    );
-    await db.pool.query('ALTER TABLE registry.entity_words DROP COLUMN counted');
-    // With this dataset's threshold (5 rows) in place of a whole registry's (1,000).
-    const migration = await readFile(path.join(projectRoot, 'src/db/migrations/035_counted_words.sql'), 'utf8');
-    assert.ok(migration.includes('n >= 1000'));
-    await db.pool.query(migration.replace('n >= 1000', 'n >= 5'));
-    const { rows } = await db.pool.query<{ wrong: number; counted: number }>(
-      'SELECT count(*) FILTER (WHERE counted <> (frequent OR n >= 5))::int AS wrong, count(*) FILTER (WHERE counted AND NOT frequent)::int AS counted FROM registry.entity_words',
-    );
-    assert.equal(rows[0]!.wrong, 0);
-    assert.ok(rows[0]!.counted > 100, 'words with counts of their own that are not frequent');
-    assert.deepEqual(await countsDisagree(db.pool), []);
   });
 });

@@ -1,6 +1,6 @@
 // The accounts side of a request: who calls (authentication), whether their plan lets them, and
 // the credit reserved before the handler runs and settled after. Both in SQL
-// (src/db/migrations/003_accounts.sql) so that concurrent requests and instances stay exact;
+// (src/db/migrations/004_accounts.sql) so that concurrent requests and instances stay exact;
 // requests of one key that arrive while its previous check is in the database go in together.
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
@@ -83,7 +83,7 @@ export class Gate {
 
   /**
    * Checks a request. The first of a key goes to the database at once; those arriving meanwhile wait
-   * and go together next, in arrival order (api_gate_batch, migration 018), so one busy workspace
+   * and go together next, in arrival order (the SQL function api_gate_batch), so one busy workspace
    * takes its row lock and commits once per batch instead of once per request.
    */
   check(req: GateRequest): Promise<GateResult> {

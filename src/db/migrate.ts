@@ -1,5 +1,13 @@
-// Applies the plain SQL files of src/db/migrations in name order, each once, under an advisory lock
-// so that several instances starting together do not race.
+// The database's schema: the plain SQL files of src/db/migrations, applied in name order, each once and
+// recorded by name in `schema_migrations`, all in one transaction under an advisory lock (instances
+// starting together do not race). 001 to 005 are the baseline, one file per domain, each object in its
+// final form. A later change to the schema is an upgrade step: a new file numbered after the last
+// (`006_what_it_does.sql`) that takes a database made by the files before it to the new schema in place
+// (ALTER what exists, fill what a new column or table needs from the rows there), so every database
+// that ran the files before gets it at its next start; a full load then builds registry tables from
+// their live definitions (src/registry/import/snapshot.ts). An applied file is never edited: a database
+// that recorded it would not see the edit. A database recording a file that is not here was made by a
+// schema this code cannot upgrade, and is refused before anything is changed.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
@@ -8,19 +16,48 @@ import { inTransaction } from './pool.js';
 
 const MIGRATION_LOCK = 7_310_001;
 
-export async function migrate(pool: pg.Pool): Promise<string[]> {
-  const files = (await readdir(migrationsDir)).filter((f) => f.endsWith('.sql')).sort();
+/** The names of the unknown files a refusal lists, at most. */
+const NAMES_SHOWN = 3;
+
+/** The database was migrated by files this code does not have: an earlier, unreleased schema or a newer version's. */
+export class UnknownSchemaError extends Error {
+  constructor(readonly unknown: readonly string[]) {
+    const shown = unknown.slice(0, NAMES_SHOWN).join(', ');
+    const more = unknown.length > NAMES_SHOWN ? ` and ${unknown.length - NAMES_SHOWN} more` : '';
+    super(
+      `this database's schema was made by migrations this version does not have (${shown}${more}) and cannot be ` +
+        'upgraded: import the registry again into a new database (a new DATA_DIR for the embedded PostgreSQL, ' +
+        'or a new database in DATABASE_URL)',
+    );
+    this.name = 'UnknownSchemaError';
+  }
+}
+
+/** Applies the files of `dir` a database has not recorded yet; returns their names. */
+export async function migrate(pool: pg.Pool, dir = migrationsDir): Promise<string[]> {
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
   return inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    const { rows: exists } = await client.query<{ found: boolean }>(
+      `SELECT to_regclass('schema_migrations') IS NOT NULL AS found`,
     );
-    const { rows } = await client.query<{ name: string }>('SELECT name FROM schema_migrations');
-    const done = new Set(rows.map((r) => r.name));
+    const done = new Set<string>();
+    if (exists[0]!.found) {
+      const { rows } = await client.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
+      for (const r of rows) done.add(r.name);
+    }
+    // Checked before anything is written: no file here can bring such a database to this schema.
+    const unknown = [...done].filter((name) => !files.includes(name));
+    if (unknown.length > 0) throw new UnknownSchemaError(unknown);
+
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations
+       (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
     const applied: string[] = [];
     for (const file of files) {
       if (done.has(file)) continue;
-      await client.query(await readFile(path.join(migrationsDir, file), 'utf8'));
+      await client.query(await readFile(path.join(dir, file), 'utf8'));
       await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
       applied.push(file);
     }

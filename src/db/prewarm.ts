@@ -59,7 +59,7 @@ export interface PrewarmResult {
 /**
  * Reads `relations` of `schema` (in order, each whole) while they fit in `budget` bytes (by default
  * three quarters of the server's effective_cache_size); later ones that do not fit are skipped. Null
- * when the server has no pg_prewarm (the migration installs it where it can).
+ * when the server has no pg_prewarm (src/db/migrations/003_imports.sql installs it where it can).
  */
 export async function prewarm(
   pool: pg.Pool,
@@ -71,7 +71,8 @@ export async function prewarm(
   if (installed.length === 0) return null;
   // int8 arrives as a number (src/db/pool.ts).
   const { rows: sized } = await pool.query<{ relname: string; oid: number; bytes: number }>(
-    `SELECT relname, oid, pg_relation_size(oid) AS bytes FROM pg_class WHERE relnamespace = $1::regnamespace AND relname = ANY($2::text[])`,
+    `SELECT relname, oid, pg_relation_size(oid) AS bytes FROM pg_class
+     WHERE relnamespace = $1::regnamespace AND relname = ANY($2::text[])`,
     [schema, relations],
   );
   const byName = new Map(sized.map((r) => [r.relname, r]));
@@ -113,8 +114,9 @@ export async function prewarmDataset(pool: pg.Pool, log: (line: string) => void)
     return null;
   }
   const cold = r.skipped.length ? `; left cold, over the cache budget: ${r.skipped.join(', ')}` : '';
+  const size = `${(r.bytes / 2 ** 30).toFixed(1)} GiB`;
   log(
-    `dataset: prewarmed ${r.relations} relations (${(r.bytes / 2 ** 30).toFixed(1)} GiB) in ${((Date.now() - started) / 1000).toFixed(1)} s${cold}`,
+    `dataset: prewarmed ${r.relations} relations (${size}) in ${((Date.now() - started) / 1000).toFixed(1)} s${cold}`,
   );
   return r;
 }

@@ -1,8 +1,9 @@
--- Every run of a scheduled job, by the scheduler or by hand.
+-- Scheduled jobs (src/jobs/): every run of one, by the scheduler, by hand, at startup, or as the retry
+-- of a failed refresh before its next daily time (docs/contract.md, "Operations").
 CREATE TABLE job_runs (
   id           bigserial PRIMARY KEY,
   job          text NOT NULL,
-  trigger      text NOT NULL CHECK (trigger IN ('schedule', 'manual', 'startup')),
+  trigger      text NOT NULL CHECK (trigger IN ('schedule', 'manual', 'startup', 'retry')),
   as_of        timestamptz NOT NULL,
   started_at   timestamptz NOT NULL,
   finished_at  timestamptz,

@@ -1,7 +1,10 @@
--- Workspaces, API keys and the credit ledger. The ledger is the truth (append-only, signed entries);
--- the counters on `workspaces` and `credit_packs` are kept equal to its sums so a request needs one
--- row lock and no aggregation. Every money rule runs inside PostgreSQL, under that row lock, so
--- concurrent requests and several server instances cannot spend a credit twice.
+-- Accounts: plans, workspaces, API keys, credit packs, the credit ledger and its reservations, request
+-- logs, and the gate's functions (api_gate, api_gate_batch, api_settle) with the cycle and expiry
+-- steps they take (docs/contract.md, "Authentication" and "Plans and credits"). The ledger is the
+-- truth (append-only, signed entries); the counters on `workspaces` and `credit_packs` are kept equal
+-- to its sums so a request needs one row lock and no aggregation. Every money rule runs inside
+-- PostgreSQL, under that row lock, so concurrent requests and several server instances cannot spend a
+-- credit twice.
 
 -- Written from src/accounts/plans.ts at every start.
 CREATE TABLE plans (
@@ -19,7 +22,8 @@ CREATE TABLE workspaces (
   id                  text PRIMARY KEY,
   name                text NOT NULL,
   plan                text NOT NULL REFERENCES plans (slug),
-  subscription_status text NOT NULL DEFAULT 'active' CHECK (subscription_status IN ('active', 'past_due')),
+  subscription_status text NOT NULL DEFAULT 'active'
+                      CHECK (subscription_status IN ('active', 'past_due', 'cancelled')),
   suspended           boolean NOT NULL DEFAULT false,
   per_minute_override integer CHECK (per_minute_override > 0),
   created_at          timestamptz NOT NULL,
@@ -34,7 +38,13 @@ CREATE TABLE workspaces (
   -- Metered requests in usage_month, by live and test keys.
   usage_month         date NOT NULL,
   usage_live          bigint NOT NULL DEFAULT 0,
-  usage_test          bigint NOT NULL DEFAULT 0
+  usage_test          bigint NOT NULL DEFAULT 0,
+  -- When the subscription was cancelled (docs/contract.md, "Billing routes").
+  cancelled_at        timestamptz,
+  -- The customer at the card processor (learnt from the first paid checkout, or set by the operator).
+  stripe_customer_id  text,
+  -- Overage accrued before 00:00 UTC of this day is on an invoice (null: never billed).
+  overage_billed_through date
 );
 
 CREATE TABLE api_keys (
@@ -66,8 +76,9 @@ CREATE TABLE credit_ledger (
   id            bigserial PRIMARY KEY,
   workspace_id  text NOT NULL REFERENCES workspaces (id),
   at            timestamptz NOT NULL,
-  kind          text NOT NULL CHECK (kind IN ('signup_grant', 'monthly_grant', 'monthly_expiry', 'pack_purchase', 'pack_expiry',
-                  'consumption', 'overage', 'free_trial_expired_cap', 'refund', 'admin_adjustment')),
+  kind          text NOT NULL CHECK (kind IN ('signup_grant', 'monthly_grant', 'monthly_expiry', 'pack_purchase',
+                  'pack_expiry', 'pack_refund', 'consumption', 'overage', 'overage_payment', 'free_trial_expired_cap',
+                  'refund', 'admin_adjustment')),
   pool          text NOT NULL CHECK (pool IN ('monthly', 'pack', 'overage', 'test')),
   amount        bigint NOT NULL,
   pack_id       bigint REFERENCES credit_packs (id),
@@ -121,7 +132,8 @@ $$;
 -- Moves a workspace into the cycle containing p_now: unused monthly credits are dropped and the
 -- plan's grant lands (the trial keeps its one-time balance; a cancelled subscription gets none),
 -- and the test pool starts again. Idempotent: a workspace already in that cycle is left alone.
-CREATE FUNCTION workspace_cycle(p_ws text, p_now timestamptz, p_test_credits bigint) RETURNS boolean LANGUAGE plpgsql AS $$
+CREATE FUNCTION workspace_cycle(p_ws text, p_now timestamptz, p_test_credits bigint) RETURNS boolean
+  LANGUAGE plpgsql AS $$
 DECLARE
   w workspaces;
   credits bigint;
@@ -182,11 +194,13 @@ BEGIN
 END $$;
 
 -- The gate of a request, in one round trip: authenticate the key's hash, check the surface, and,
--- when p_reserve, apply the plan gate and reserve one credit in the spending order of decisions.md.
+-- when p_reserve, apply the plan gate and reserve one credit in the spending order of docs/contract.md,
+-- "Plans and credits".
 -- Overage accrues only on an active subscription; a cancelled one with nothing left answers 402.
 -- outcome: ok | unauthorized | rest_disabled | mcp_disabled | forbidden | payment_required | quota_exhausted
 CREATE FUNCTION api_gate(p_hash bytea, p_surface text, p_reserve boolean, p_lead_feed boolean, p_csv boolean,
-                         p_now timestamptz, p_request_id text, p_trial_days integer, p_trial_cap bigint, p_test_credits bigint)
+                         p_now timestamptz, p_request_id text, p_trial_days integer, p_trial_cap bigint,
+                         p_test_credits bigint)
 RETURNS TABLE (outcome text, workspace_id text, key_id text, key_kind text, plan text, per_minute integer,
                ledger_id bigint, credit_balance bigint, retry_after integer)
 LANGUAGE plpgsql AS $$
@@ -289,7 +303,8 @@ END $$;
 
 -- Settles a reservation: kept (p_release false) or refunded with a ledger entry. Settling twice,
 -- or a reservation the sweeper already released, changes nothing.
-CREATE FUNCTION api_settle(p_ledger_id bigint, p_release boolean, p_now timestamptz) RETURNS boolean LANGUAGE plpgsql AS $$
+CREATE FUNCTION api_settle(p_ledger_id bigint, p_release boolean, p_now timestamptz) RETURNS boolean
+  LANGUAGE plpgsql AS $$
 DECLARE
   r credit_reservations;
 BEGIN
@@ -312,4 +327,55 @@ BEGIN
     END IF;
   END IF;
   RETURN true;
+END $$;
+
+-- Several requests of one key through the gate in one transaction, in the order given, each seeing
+-- the ones before it exactly as if they had come one by one: the workspace row is locked once and the
+-- commit shared (one by one, a busy workspace's requests queue for that row lock, about 450 a second
+-- on 2 cores). The common case goes all at once: a live key, every request valid, allowed and
+-- reserving, in one month, and the monthly credits covering them all: one update of the workspace and
+-- one insert each of ledger entries and reservations, instead of some ten statements per request.
+-- The answers, the ledger and the counters are those of the requests one by one: packs that have
+-- expired by the last request are closed first (their entries are dated at their expiry). Any other
+-- batch goes through api_gate request by request.
+CREATE FUNCTION api_gate_batch(p_hash bytea, p_surface text[], p_reserve boolean[], p_lead_feed boolean[],
+                               p_csv boolean[], p_now timestamptz[], p_request_id text[], p_trial_days integer,
+                               p_trial_cap bigint, p_test_credits bigint)
+RETURNS TABLE (i integer, outcome text, workspace_id text, key_id text, key_kind text, plan text, per_minute integer,
+               ledger_id bigint, credit_balance bigint, retry_after integer)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  n integer := cardinality(p_request_id);
+  last_now timestamptz := p_now[cardinality(p_request_id)];
+  m date := month_start(p_now[cardinality(p_request_id)]);
+  k api_keys;
+  w workspaces;
+  p plans;
+  ids bigint[];
+BEGIN
+  SELECT * INTO k FROM api_keys WHERE hash = p_hash;
+  IF FOUND AND k.revoked_at IS NULL AND k.kind = 'live' AND month_start(p_now[1]) = m
+     AND NOT (false = ANY(p_reserve)) AND NOT (true = ANY(p_lead_feed)) AND NOT (true = ANY(p_csv)) THEN
+    SELECT * INTO w FROM workspaces WHERE id = k.workspace_id FOR UPDATE;
+    SELECT * INTO p FROM plans WHERE slug = w.plan;
+    IF NOT w.suspended AND w.cycle_start >= m AND w.test_cycle_start >= m AND w.usage_month >= m AND w.monthly_remaining >= n
+       AND (p.rest OR NOT ('rest' = ANY(p_surface))) AND (p.mcp OR NOT ('mcp' = ANY(p_surface)))
+       AND (w.plan <> 'free_trial' OR w.trial_capped_at IS NOT NULL OR last_now < w.created_at + make_interval(days => p_trial_days)) THEN
+      PERFORM expire_packs(w.id, last_now);
+      UPDATE workspaces SET monthly_remaining = monthly_remaining - n, usage_live = usage_live + n WHERE id = w.id;
+      ids := ARRAY(SELECT nextval(pg_get_serial_sequence('credit_ledger', 'id')) FROM generate_series(1, n));
+      INSERT INTO credit_ledger (id, workspace_id, at, kind, pool, amount, request_id)
+      SELECT ids[r], w.id, p_now[r], 'consumption', 'monthly', -1, p_request_id[r] FROM generate_series(1, n) r;
+      INSERT INTO credit_reservations (ledger_id, workspace_id, pool, created_at)
+      SELECT ids[r], w.id, 'monthly', p_now[r] FROM generate_series(1, n) r;
+      RETURN QUERY SELECT r, 'ok'::text, w.id, k.id, k.kind, w.plan, coalesce(w.per_minute_override, p.per_minute), ids[r], NULL::bigint, NULL::integer
+                   FROM generate_series(1, n) r;
+      RETURN;
+    END IF;
+  END IF;
+  FOR j IN 1 .. n LOOP
+    RETURN QUERY SELECT j, g.* FROM api_gate(p_hash, p_surface[j], p_reserve[j], p_lead_feed[j], p_csv[j], p_now[j], p_request_id[j],
+                                          p_trial_days, p_trial_cap, p_test_credits) g;
+  END LOOP;
 END $$;

@@ -1,21 +1,6 @@
--- Billing: checkouts of credit packs, overage invoices, and the cancelled subscription state.
--- The money rules stay in the ledger: a pack refund and a paid overage item each write an entry,
--- so the balance (the ledger's signed sum) is negative exactly while overage is unpaid.
-
-ALTER TABLE workspaces DROP CONSTRAINT workspaces_subscription_status_check;
-ALTER TABLE workspaces ADD CONSTRAINT workspaces_subscription_status_check
-  CHECK (subscription_status IN ('active', 'past_due', 'cancelled'));
-ALTER TABLE workspaces
-  ADD COLUMN cancelled_at timestamptz,
-  -- The customer at the card processor (learnt from the first paid checkout, or set by the operator).
-  ADD COLUMN stripe_customer_id text,
-  -- Overage accrued before 00:00 UTC of this day is on an invoice (null: never billed).
-  ADD COLUMN overage_billed_through date;
-
-ALTER TABLE credit_ledger DROP CONSTRAINT credit_ledger_kind_check;
-ALTER TABLE credit_ledger ADD CONSTRAINT credit_ledger_kind_check
-  CHECK (kind IN ('signup_grant', 'monthly_grant', 'monthly_expiry', 'pack_purchase', 'pack_expiry', 'pack_refund',
-                  'consumption', 'overage', 'overage_payment', 'free_trial_expired_cap', 'refund', 'admin_adjustment'));
+-- Billing (docs/contract.md, "Billing routes"): checkouts of credit packs, and overage invoices with
+-- their daily items. The money rules stay in the ledger: a pack refund and a paid overage item each
+-- write an entry, so the balance (the ledger's signed sum) is negative exactly while overage is unpaid.
 
 -- One row per checkout started; its unguessable id is the capability of the local checkout page.
 CREATE TABLE checkouts (
