@@ -8,10 +8,10 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import Stripe from 'stripe';
 import { ledgerCheck } from '../src/accounts/ledger.js';
-import { refundCheckout } from '../src/billing/checkouts.js';
+import { refundCheckout, startCheckout } from '../src/billing/checkouts.js';
 import { billOverage, sendToProcessor } from '../src/billing/overage.js';
 import { paymentProvider } from '../src/billing/payments.js';
-import type { PaymentProvider } from '../src/billing/provider.js';
+import { LocalPayments, type PaymentProvider } from '../src/billing/provider.js';
 import { cancelSubscription, setProcessorCustomer } from '../src/billing/subscription.js';
 import { projectRoot } from '../src/config/paths.js';
 import { testApp, type TestApp } from './support/app.js';
@@ -145,6 +145,7 @@ const deliver = (payload: string, signature: string | null): Promise<LightMyRequ
 
 const packsOf = async (ws: string) =>
   (await t.db.pool.query('SELECT slug, credits, remaining FROM credit_packs WHERE workspace_id = $1', [ws])).rows;
+const balanceOf = async (ws: string): Promise<number> => (await ledgerCheck(t.db.pool, ws)).balance;
 const checkoutRow = async (id: string) =>
   (await t.db.pool.query('SELECT provider, provider_ref, payment_ref, status FROM checkouts WHERE id = $1', [id]))
     .rows[0];
@@ -177,12 +178,32 @@ describe('stripe checkout', () => {
       payment_ref: null,
       status: 'open',
     });
-    // Stripe's checkout cannot be "paid" on the local page.
-    assert.equal((await t.app.http.inject({ method: 'POST', url: `/checkout/${id}/complete` })).statusCode, 409);
+    // With Stripe configured there is no local completion route at all.
+    assert.equal((await t.app.http.inject({ method: 'POST', url: `/checkout/${id}/complete` })).statusCode, 404);
     assert.match(
       (await t.app.http.inject({ method: 'GET', url: `/checkout/${id}` })).body,
       /Waiting for the payment to be confirmed/,
     );
+  });
+
+  it('a local checkout left from before Stripe was configured cannot be completed for free', async () => {
+    const { workspace } = await t.workspace('developer');
+    // Created while the local provider was configured (the same database, another configuration).
+    const local = await startCheckout(
+      t.db.pool,
+      new LocalPayments('http://127.0.0.1:3000'),
+      workspace.id,
+      'bulk',
+      t.clock.now(),
+    );
+    const id = local.url.split('/').at(-1)!;
+    const before = await balanceOf(workspace.id);
+    const completed = await t.app.http.inject({ method: 'POST', url: `/checkout/${id}/complete` });
+    assert.equal(completed.statusCode, 404);
+    assert.equal(completed.json().error.code, 'not_found');
+    assert.equal(await balanceOf(workspace.id), before);
+    assert.equal((await checkoutRow(id)).status, 'open');
+    assert.match((await t.app.http.inject({ method: 'GET', url: `/checkout/${id}` })).body, /can no longer be paid/);
   });
 
   it('a signed checkout.session.completed grants the pack once, however often it is delivered', async () => {

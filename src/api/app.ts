@@ -143,7 +143,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerRest(http, routes, pipeline);
   const payments = deps.payments ?? paymentProvider(config);
   await http.register(billingRoutes, { pool: db.pool, pipeline, clock, payments });
-  await http.register(checkoutRoutes, { pool: db.pool, limiter, clock, publicBaseUrl: config.billing.publicBaseUrl });
+  await http.register(checkoutRoutes, {
+    pool: db.pool,
+    limiter,
+    clock,
+    publicBaseUrl: config.billing.publicBaseUrl,
+    provider: payments.name,
+  });
   if (payments instanceof StripePayments)
     await http.register(stripeWebhook, { pool: db.pool, stripe: payments, clock });
   registerOpenApi(http, openApiDocument(routes, BILLING_ROUTES), limiter);

@@ -14,6 +14,7 @@ import { badRequest } from './errors.js';
 import type { DocumentedRoute } from './openapi.js';
 import type { Pipeline } from './pipeline.js';
 import { parseOrRefuse } from './refusals.js';
+import { credentialHeaders } from './credentials.js';
 import { recordCall, sendOutcome } from './rest.js';
 import { singleEnvelope } from './schemas.js';
 
@@ -113,7 +114,7 @@ export async function billingRoutes(app: FastifyInstance, deps: BillingDeps): Pr
   const accountRoute =
     (handle: (req: FastifyRequest, workspaceId: string) => Promise<unknown>) =>
     async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-      const outcome = await pipeline.account({ headers: req.headers, requestId: req.id }, (caller) =>
+      const outcome = await pipeline.account({ headers: credentialHeaders(req), requestId: req.id }, (caller) =>
         handle(req, caller.workspaceId),
       );
       recordCall(req, outcome, 'rest');

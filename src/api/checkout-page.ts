@@ -46,10 +46,12 @@ export interface CheckoutView {
   readonly checkout: Checkout;
   readonly workspaceName: string;
   readonly expired: boolean;
+  /** The local provider is the configured one: an open local checkout can be paid on this page. */
+  readonly payableHere: boolean;
 }
 
 /** The page of a checkout in whatever state it is. */
-export function checkoutPage({ checkout: c, workspaceName, expired }: CheckoutView): string {
+export function checkoutPage({ checkout: c, workspaceName, expired, payableHere }: CheckoutView): string {
   const title = `${PACKS[c.slug].title} credit pack`;
   const details = `<h1>${escape(title)}</h1>
 <dl>
@@ -65,6 +67,8 @@ export function checkoutPage({ checkout: c, workspaceName, expired }: CheckoutVi
     action =
       '<p class="status">Waiting for the payment to be confirmed. The credits are added as soon as it is; reload this page to see.</p>';
   else if (expired) action = '<p class="status">This checkout has expired. Start a new one from the API.</p>';
+  else if (!payableHere)
+    action = '<p class="status">This checkout can no longer be paid. Start a new one from the API.</p>';
   else {
     // Relative: the page may be served under a path prefix (PUBLIC_BASE_URL).
     action = `<form method="post" action="${escape(c.id)}/complete">

@@ -1,10 +1,12 @@
 // The hosted checkout pages, outside the API: GET /checkout/{id} shows a checkout (its id is the
-// capability) and, for the local provider, POST /checkout/{id}/complete records its payment. Limited
-// per client address like the keyless routes; plain HTML (checkout-page.ts).
+// capability) and, when the local provider is the configured one, POST /checkout/{id}/complete
+// records its payment. With Stripe configured that route does not exist: only the configured
+// provider completes a checkout, whoever created it. Limited per client address like the keyless
+// routes; plain HTML (checkout-page.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { checkoutView, fulfilCheckout, isCheckoutId } from '../billing/checkouts.js';
-import { checkoutPageUrl } from '../billing/provider.js';
+import { checkoutPageUrl, type ProviderName } from '../billing/provider.js';
 import type { Clock } from '../clock.js';
 import { KEYLESS_PER_MINUTE, addressWindow, rateLimitHeaders, type RateLimiter } from '../limits/index.js';
 import { checkoutPage, messagePage, PAGE_HEADERS } from './checkout-page.js';
@@ -15,6 +17,8 @@ export interface CheckoutRouteDeps {
   readonly clock: Clock;
   /** Where browsers reach this service (config.billing.publicBaseUrl). */
   readonly publicBaseUrl: string;
+  /** The configured payment provider. */
+  readonly provider: ProviderName;
 }
 
 type PageRequest = FastifyRequest<{ Params: { id: string } }>;
@@ -22,7 +26,8 @@ type PageRequest = FastifyRequest<{ Params: { id: string } }>;
 const NO_SUCH_CHECKOUT = messagePage('No such checkout', 'This checkout address is not valid.');
 
 export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutRouteDeps): Promise<void> {
-  const { pool, limiter, clock, publicBaseUrl } = deps;
+  const { pool, limiter, clock, publicBaseUrl, provider } = deps;
+  const local = provider === 'local';
 
   // The completion form posts an empty urlencoded body; nothing in it is read.
   app.removeAllContentTypeParsers();
@@ -50,10 +55,11 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutRouteDe
     pageRoute('checkout', async (id, reply) => {
       const view = await checkoutView(pool, id, clock.now());
       if (!view) return reply.code(404).send(NO_SUCH_CHECKOUT);
-      return reply.send(checkoutPage(view));
+      return reply.send(checkoutPage({ ...view, payableHere: local && view.checkout.provider === 'local' }));
     }),
   );
 
+  if (!local) return;
   // The local provider's "payment": the same fulfilment as a processor's report, then back to the page.
   app.post<{ Params: { id: string } }>(
     '/checkout/:id/complete',
@@ -66,7 +72,9 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutRouteDe
         const message = `This checkout is paid through ${checkout.provider}, not on this page.`;
         return reply.code(409).send(messagePage('Paid elsewhere', message));
       }
-      if (checkout.status === 'open' && view.expired) return reply.code(410).send(checkoutPage(view));
+      if (checkout.status === 'open' && view.expired) {
+        return reply.code(410).send(checkoutPage({ ...view, payableHere: true }));
+      }
       if (checkout.status === 'open') await fulfilCheckout(pool, { id }, clock.now());
       return reply.code(303).header('location', checkoutPageUrl(publicBaseUrl, id)).send();
     }),

@@ -5,6 +5,7 @@ import { ZodObject } from 'zod';
 import { KEYLESS_PER_MINUTE, addressWindow, rateLimitHeaders, type RateLimiter } from '../limits/index.js';
 import { ApiError } from './errors.js';
 import type { Operation, ListResult } from './operation.js';
+import { credentialHeaders } from './credentials.js';
 import { csvHeaders, toCsv, wantsCsv } from './csv.js';
 import type { Outcome, Pipeline } from './pipeline.js';
 import { perMinuteRefusal } from './refusals.js';
@@ -60,7 +61,7 @@ export function registerRest(app: FastifyInstance, operations: readonly Operatio
       if (format !== undefined && (op.kind !== 'list' || (format !== 'csv' && format !== 'json'))) args.format = format;
       const outcome = await pipeline.invoke(op, {
         surface: 'rest',
-        headers: req.headers,
+        headers: credentialHeaders(req),
         args,
         csv,
         requestId: req.id,

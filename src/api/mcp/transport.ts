@@ -12,6 +12,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { credentialHeaders } from '../credentials.js';
 import type { Operation } from '../operation.js';
 import type { Pipeline } from '../pipeline.js';
 import { recordCall } from '../rest.js';
@@ -103,7 +104,7 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
       );
     }
     // Every request needs a valid key and a plan with MCP, free ones too; only tools/call counts and costs.
-    const admission = await deps.pipeline.admit({ surface: 'mcp', headers: req.headers, requestId });
+    const admission = await deps.pipeline.admit({ surface: 'mcp', headers: credentialHeaders(req), requestId });
     recordCall(req, admission, 'mcp');
     if (admission.error) {
       reply.headers(admission.headers);
@@ -128,7 +129,7 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
       );
     }
 
-    const exchange: Exchange = { requestId, headers: req.headers, clientIp: req.ip, outcomes: [] };
+    const exchange: Exchange = { requestId, headers: credentialHeaders(req), clientIp: req.ip, outcomes: [] };
     const server = createMcpServer(catalog, deps.pipeline, exchange, validator);
     const transport = new RequestTransport(requestId);
     server.onerror = (err) => req.log.debug({ err, request_id: requestId }, 'mcp request not served');
