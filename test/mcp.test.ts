@@ -564,7 +564,11 @@ describe('transport', () => {
     const { key } = await t.workspace('developer');
     const cases: Array<[unknown, Record<string, string>, number, number]> = [
       ['{"jsonrpc":', {}, 400, -32700],
-      [{ hello: 'world' }, {}, 400, -32700],
+      // Valid JSON that is no JSON-RPC message: an invalid request, not a parse error.
+      [{ hello: 'world' }, {}, 400, -32600],
+      // Invalid params of the methods the SDK validates itself: -32602, never -32603.
+      [rpc('initialize', { protocolVersion: 5 }), {}, 200, -32602],
+      [rpc('tools/list', { cursor: 5 }), {}, 200, -32602],
       [rpc('tools/list'), { 'content-type': 'text/plain' }, 415, -32600],
       [rpc('tools/list'), { accept: 'application/json' }, 406, -32600],
       [rpc('tools/call', { arguments: {} }), {}, 200, -32602],

@@ -4,6 +4,7 @@ import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiError } from '../errors.js';
 
 export const RPC_ERROR = {
+  parse: -32700,
   invalidRequest: -32600,
   methodNotFound: -32601,
   invalidParams: -32602,

@@ -17,6 +17,7 @@ import type { Operation } from '../operation.js';
 import type { Pipeline } from '../pipeline.js';
 import { recordCall } from '../rest.js';
 import { errorFrame, fromApiError, RPC_ERROR, RpcError, withRequestId, type ErrorFrame } from './errors.js';
+import { invalidParams } from './params-check.js';
 import { createMcpServer, mcpCatalog, type Exchange } from './server.js';
 
 const MCP_PATH = '/mcp';
@@ -69,10 +70,15 @@ function webRequest(req: FastifyRequest, body: string): Request {
 }
 
 /** The transport's own refusals (bad media type, malformed JSON) get the request id, and its generic -32000 the spec's -32600. */
-function transportError(text: string, requestId: string): string {
+function transportError(text: string, requestId: string, bodyWasJson: boolean): string {
   const frame = parseQuietly(text) as ErrorFrame | undefined;
   if (!frame?.error) return text;
   if (frame.error.code === -32000) frame.error.code = RPC_ERROR.invalidRequest;
+  // Valid JSON that is no JSON-RPC message is an invalid request, not a parse error.
+  if (frame.error.code === RPC_ERROR.parse && bodyWasJson) {
+    frame.error.code = RPC_ERROR.invalidRequest;
+    frame.error.message = 'Invalid request: the body is JSON but not a JSON-RPC 2.0 message.';
+  }
   return JSON.stringify(withRequestId(frame, requestId));
 }
 
@@ -129,6 +135,9 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
       );
     }
 
+    const refused = invalidParams(message, requestId);
+    if (refused) return sendFrame(reply, 200, refused);
+
     const exchange: Exchange = { requestId, headers: credentialHeaders(req), clientIp: req.ip, outcomes: [] };
     const server = createMcpServer(catalog, deps.pipeline, exchange, validator);
     const transport = new RequestTransport(requestId);
@@ -153,7 +162,7 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
     if (!body) return reply.send();
     return reply
       .type(response.headers.get('content-type') ?? 'application/json')
-      .send(response.ok ? body : transportError(body, requestId));
+      .send(response.ok ? body : transportError(body, requestId, message !== undefined));
   };
 
   const notAllowed = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
