@@ -13,7 +13,8 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
   return inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+      'CREATE TABLE IF NOT EXISTS schema_migrations ' +
+        '(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
     const { rows } = await client.query<{ name: string }>('SELECT name FROM schema_migrations');
     const done = new Set(rows.map((r) => r.name));

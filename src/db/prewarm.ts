@@ -71,7 +71,8 @@ export async function prewarm(
   if (installed.length === 0) return null;
   // int8 arrives as a number (src/db/pool.ts).
   const { rows: sized } = await pool.query<{ relname: string; oid: number; bytes: number }>(
-    `SELECT relname, oid, pg_relation_size(oid) AS bytes FROM pg_class WHERE relnamespace = $1::regnamespace AND relname = ANY($2::text[])`,
+    `SELECT relname, oid, pg_relation_size(oid) AS bytes
+     FROM pg_class WHERE relnamespace = $1::regnamespace AND relname = ANY($2::text[])`,
     [schema, relations],
   );
   const byName = new Map(sized.map((r) => [r.relname, r]));
@@ -114,7 +115,8 @@ export async function prewarmDataset(pool: pg.Pool, log: (line: string) => void)
   }
   const cold = r.skipped.length ? `; left cold, over the cache budget: ${r.skipped.join(', ')}` : '';
   log(
-    `dataset: prewarmed ${r.relations} relations (${(r.bytes / 2 ** 30).toFixed(1)} GiB) in ${((Date.now() - started) / 1000).toFixed(1)} s${cold}`,
+    `dataset: prewarmed ${r.relations} relations (${(r.bytes / 2 ** 30).toFixed(1)} GiB) ` +
+      `in ${((Date.now() - started) / 1000).toFixed(1)} s${cold}`,
   );
   return r;
 }
