@@ -39,12 +39,7 @@ async function freePort(): Promise<number> {
 }
 
 const pool = createPool(args.database, 2);
-const { workspace, key } = await createWorkspace(
-  pool,
-  { plan: 'enterprise', name: 'answers' },
-  PEPPER,
-  systemClock,
-);
+const { workspace, key } = await createWorkspace(pool, { plan: 'enterprise', name: 'answers' }, PEPPER, systemClock);
 await setPerMinute(pool, workspace.id, 10_000_000);
 const seed = Number(args.seed);
 const mix = await drawMix(pool, seed, Number(args.queries));

@@ -110,7 +110,8 @@ async function sampleEntities(pool: pg.Pool, r: Rng, n: number): Promise<Sampled
   const { rows } = await pool.query<{ max: number }>('SELECT max(id) AS max FROM registry.entities');
   const ids = Array.from({ length: n * 2 }, () => 1 + r.int(rows[0]!.max));
   const res = await pool.query<Sampled>(
-    `SELECT document_number, name, name_norm, name_core, status, entity_type, principal_city, filing_date::text, principal_addr1, principal_zip5
+    `SELECT document_number, name, name_norm, name_core, status, entity_type, principal_city,
+            filing_date::text, principal_addr1, principal_zip5
      FROM registry.entities WHERE id = ANY($1) AND name_core <> '' ORDER BY array_position($1, id) LIMIT $2`,
     [ids, n],
   );
@@ -165,10 +166,8 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
   }
   for (const e of entities.slice(perKind, perKind * 2)) {
     const filters = { ...filtersOf(e), ...(r.int(2) ? filtersOf(e) : {}) };
-    queries.push({
-      kind: 'filters_only',
-      path: `/entities/search?${q({ ...filters, sort: r.pick(['date_newest', 'date_newest', 'name_asc', 'date_oldest']) })}`,
-    });
+    const sort = r.pick(['date_newest', 'date_newest', 'name_asc', 'date_oldest']);
+    queries.push({ kind: 'filters_only', path: `/entities/search?${q({ ...filters, sort })}` });
   }
   await markNamesAnother(pool, queries);
   for (let i = 0; i < Math.max(3, perKind / 10); i++)

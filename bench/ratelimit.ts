@@ -180,14 +180,17 @@ try {
   }
 
   console.log(
-    `rate-limit bench: GET ${ROUTE}, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds, node ${process.version}, ${os.cpus().length} CPUs, ${scratch ? 'DATABASE_URL' : 'embedded PostgreSQL'}`,
+    `rate-limit bench: GET ${ROUTE}, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds, ` +
+      `node ${process.version}, ${os.cpus().length} CPUs, ${scratch ? 'DATABASE_URL' : 'embedded PostgreSQL'}`,
   );
   const micros = await storeCostMicros(200_000);
   console.log(
-    `\nlimiter cost per request (in-process store and headers, 120,000 requests in the window): ${micros.toFixed(2)} µs`,
+    '\nlimiter cost per request (in-process store and headers, 120,000 requests in the window): ' +
+      `${micros.toFixed(2)} µs`,
   );
   console.log(
-    `  at ${RATE} req/s: ${((micros * RATE) / 1000).toFixed(1)} ms of CPU a second, ${(((micros * RATE) / 1e6) * 100).toFixed(2)}% of one core`,
+    `  at ${RATE} req/s: ${((micros * RATE) / 1000).toFixed(1)} ms of CPU a second, ` +
+      `${(((micros * RATE) / 1e6) * 100).toFixed(2)}% of one core`,
   );
 
   for (const m of modes) await cannon(m.url, key.key, 3, null); // warm-up: JIT, pool connections

@@ -95,7 +95,10 @@ export async function relevance(base: string, key: string, queries: readonly Que
 
 /** Exact names must come first every time. */
 const EXACT_KINDS = ['exact', 'exact+filter'];
-/** A real name with one typo, a dropped or swapped word, other punctuation or case: together, top 10 >= 95%, first >= 80%. */
+/**
+ * A real name with one typo, a dropped or swapped word, other punctuation or case: together, top 10 >= 95%,
+ * first >= 80%.
+ */
 const VARIANT_KINDS = ['typo', 'dropped_word', 'swapped_words', 'variant'];
 
 export const ENTITY_NAME_KINDS = [
@@ -203,8 +206,12 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
   const lines = [
     `# Search benchmark: ${r.label}`,
     '',
-    `${r.entities.toLocaleString('en-US')} entities; ${r.connections} concurrent connections; machine: ${JSON.stringify(r.machine)}.`,
-    `Import, as the importer recorded it: quarterly snapshot (corporate and events, indexes included) ${r.import.snapshot_seconds} s (${Math.round(r.import.snapshot_seconds / 6) / 10} min), slowest daily file ${r.import.daily_seconds_max} s, all files ${r.import.total_seconds} s. Server peak RSS: ${r.server_peak_rss_mib} MiB.`,
+    `${r.entities.toLocaleString('en-US')} entities; ${r.connections} concurrent connections; ` +
+      `machine: ${JSON.stringify(r.machine)}.`,
+    'Import, as the importer recorded it: quarterly snapshot (corporate and events, indexes included) ' +
+      `${r.import.snapshot_seconds} s (${Math.round(r.import.snapshot_seconds / 6) / 10} min), ` +
+      `slowest daily file ${r.import.daily_seconds_max} s, all files ${r.import.total_seconds} s. ` +
+      `Server peak RSS: ${r.server_peak_rss_mib} MiB.`,
     '',
     '| file | records | seconds |',
     '|---|---:|---:|',
@@ -214,10 +221,16 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...r.kinds.map(
       (k) =>
-        `| ${k.kind} | ${k.queries} | ${k.p50} | ${k.p95} | ${k.p99} | ${k.max} | ${k.errors} | ${k.relevance ? pct(k.relevance.top10, k.relevance.checked) : ''} | ${k.relevance ? pct(k.relevance.first, k.relevance.checked) : ''} |`,
+        `| ${k.kind} | ${k.queries} | ${k.p50} | ${k.p95} | ${k.p99} | ${k.max} | ${k.errors} | ` +
+        `${k.relevance ? pct(k.relevance.top10, k.relevance.checked) : ''} | ` +
+        `${k.relevance ? pct(k.relevance.first, k.relevance.checked) : ''} |`,
     ),
     '',
-    `The mix as a whole (every query of the kinds, one sample each): entity names p50 ${r.mix.entity_names.p50} ms, p95 ${r.mix.entity_names.p95} ms, p99 ${r.mix.entity_names.p99} ms, max ${r.mix.entity_names.max} ms; officers, agents and addresses p50 ${r.mix.people_places.p50} ms, p95 ${r.mix.people_places.p95} ms, p99 ${r.mix.people_places.p99} ms, max ${r.mix.people_places.max} ms.`,
+    'The mix as a whole (every query of the kinds, one sample each): ' +
+      `entity names p50 ${r.mix.entity_names.p50} ms, p95 ${r.mix.entity_names.p95} ms, ` +
+      `p99 ${r.mix.entity_names.p99} ms, max ${r.mix.entity_names.max} ms; ` +
+      `officers, agents and addresses p50 ${r.mix.people_places.p50} ms, p95 ${r.mix.people_places.p95} ms, ` +
+      `p99 ${r.mix.people_places.p99} ms, max ${r.mix.people_places.max} ms.`,
     '',
     'The slowest requests of each mix (its slowest 1%, at least 5):',
     '',
@@ -231,13 +244,30 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
     ),
     '',
     r.naive
-      ? `Naive pg_trgm design (same names, same database, direct SQL, no HTTP): ${r.naive.queries} queries, p50 ${r.naive.p50} ms, p95 ${r.naive.p95} ms, p99 ${r.naive.p99} ms, max ${r.naive.max} ms, ${r.naive.timeouts} over the 30 s limit. Ours over the same kinds of query (names alone, through HTTP with the gate): p50 ${r.naive.ours_same_kinds.p50} ms, p95 ${r.naive.ours_same_kinds.p95} ms; the naive p95 is ${Math.round((r.naive.p95 / Math.max(1, r.naive.ours_same_kinds.p95)) * 10) / 10} times ours (and ${Math.round((r.naive.p95 / Math.max(1, entityP95)) * 10) / 10} times our worst entity-name kind, filtered ones included).`
+      ? 'Naive pg_trgm design (same names, same database, direct SQL, no HTTP): ' +
+        `${r.naive.queries} queries, p50 ${r.naive.p50} ms, p95 ${r.naive.p95} ms, p99 ${r.naive.p99} ms, ` +
+        `max ${r.naive.max} ms, ${r.naive.timeouts} over the 30 s limit. ` +
+        'Ours over the same kinds of query (names alone, through HTTP with the gate): ' +
+        `p50 ${r.naive.ours_same_kinds.p50} ms, p95 ${r.naive.ours_same_kinds.p95} ms; ` +
+        `the naive p95 is ${Math.round((r.naive.p95 / Math.max(1, r.naive.ours_same_kinds.p95)) * 10) / 10} ` +
+        `times ours (and ${Math.round((r.naive.p95 / Math.max(1, entityP95)) * 10) / 10} times ` +
+        'our worst entity-name kind, filtered ones included).'
       : 'Naive design not run.',
     '',
-    `Entity detail through the full gate: ${r.detail.rps} requests/s against a bare Fastify route's ${r.detail.bare_fastify_rps} (ratio ${r.detail.ratio}); p50 ${r.detail.p50} ms, p99 ${r.detail.p99} ms. The same route making one round trip to PostgreSQL (SELECT 1, the least a request that must ask the database does): ${r.detail.one_query_rps ?? '?'} requests/s (ratio ${r.detail.one_query_ratio ?? '?'}).`,
+    `Entity detail through the full gate: ${r.detail.rps} requests/s against a bare Fastify route's ` +
+      `${r.detail.bare_fastify_rps} (ratio ${r.detail.ratio}); p50 ${r.detail.p50} ms, p99 ${r.detail.p99} ms. ` +
+      'The same route making one round trip to PostgreSQL (SELECT 1, the least a request that must ask the database ' +
+      `does): ${r.detail.one_query_rps ?? '?'} requests/s (ratio ${r.detail.one_query_ratio ?? '?'}).`,
     '',
-    `Relevance: exact names first ${exact.first}/${exact.checked}; typo, dropped or swapped word, variants: top 10 ${variants.top10}/${variants.checked}, first ${variants.first}/${variants.checked} (targets 100%, 95%, 80%): ${ok ? 'met' : 'NOT met'}.`,
-    `Not counted there: ${everyVariant.names_another} changed names that other entities are registered under (legal form aside), which rank first as exact matches; the one meant was in their top 10 ${everyVariant.names_another_top10} times, first ${everyVariant.names_another_first}. All together: top 10 ${everyVariant.top10}/${everyVariant.checked}, first ${everyVariant.first}/${everyVariant.checked}.`,
+    `Relevance: exact names first ${exact.first}/${exact.checked}; typo, dropped or swapped word, variants: ` +
+      `top 10 ${variants.top10}/${variants.checked}, first ${variants.first}/${variants.checked} ` +
+      `(targets 100%, 95%, 80%): ${ok ? 'met' : 'NOT met'}.`,
+    `Not counted there: ${everyVariant.names_another} changed names that other entities are registered under ` +
+      '(legal form aside), which rank first as exact matches; ' +
+      `the one meant was in their top 10 ${everyVariant.names_another_top10} times, ` +
+      `first ${everyVariant.names_another_first}. ` +
+      `All together: top 10 ${everyVariant.top10}/${everyVariant.checked}, ` +
+      `first ${everyVariant.first}/${everyVariant.checked}.`,
     '',
     `Summary: ${JSON.stringify(summary)}.`,
     '',

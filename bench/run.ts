@@ -1,4 +1,5 @@
-// `npm run bench -- --entities N [--quick] [--queries K] [--connections C] [--seed S] [--skip-naive | --naive-queries M]`
+// `npm run bench -- --entities N [--quick] [--queries K] [--connections C] [--seed S]
+//                   [--skip-naive | --naive-queries M]`
 // Generates (or reuses) a registry of N entities, imports it, starts the server (compiled, as a
 // child process), runs the realistic mix through HTTP with autocannon, runs the naive pg_trgm design
 // on the same database, and writes bench/results/<label>.json and .md. Prints figures; fails only

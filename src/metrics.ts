@@ -12,7 +12,9 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   const rateLimitFailures = new Counter({
     name: 'ratelimit_store_failures_total',
-    help: 'Rate-limit store calls that failed (reason "error") or did not answer in time (reason "timeout"); the request was let through.',
+    help:
+      'Rate-limit store calls that failed (reason "error") or did not answer in time (reason "timeout"); ' +
+      'the request was let through.',
     labelNames: ['reason'] as const,
     registers: [registry],
   });

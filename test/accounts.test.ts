@@ -65,7 +65,7 @@ describe('credit states', () => {
     t.clock.advance(-7 * DAY);
   });
 
-  it('paid plan: keeps serving past the monthly grant, accruing overage; past_due gets 429 with Retry-After to the next cycle', async () => {
+  it('paid plan: serves past the monthly grant as overage; past_due: 429, Retry-After to the next cycle', async () => {
     const { workspace, key } = await t.workspace('developer');
     await adjustCredits(t.db.pool, workspace.id, -9_999, 'test', t.clock);
     for (let i = 0; i < 3; i++) assert.equal((await t.get(METERED, key.key)).statusCode, 200);
@@ -98,7 +98,7 @@ describe('credit states', () => {
     assert.equal(rest.json().error.code, 'rest_disabled');
   });
 
-  it('a new cycle drops unused monthly credits and grants the plan again (no rollover); the job is idempotent', async () => {
+  it('a new cycle drops unused monthly credits and grants the plan anew (no rollover); job is idempotent', async () => {
     const { workspace, key } = await t.workspace('developer');
     assert.equal((await t.get(METERED, key.key)).statusCode, 200);
     const job = (asOf: Date) =>
@@ -182,7 +182,8 @@ describe('credit states', () => {
     assert.equal((await t.get('/v1/account/usage', key.key)).json().data.events_count, 0);
     await t.db.pool.query('UPDATE workspaces SET test_remaining = 0 WHERE id = $1', [workspace.id]);
     await t.db.pool.query(
-      `INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount) VALUES ($1, $2, 'admin_adjustment', 'test', -999)`,
+      `INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount)
+       VALUES ($1, $2, 'admin_adjustment', 'test', -999)`,
       [workspace.id, t.clock.now()],
     );
     const refused = await t.get(METERED, test.key);
@@ -256,7 +257,7 @@ describe('metering', () => {
     assert.equal((await consistent(workspace.id)).balance, 2);
   });
 
-  it('takes a batch covered by the monthly credits at once, with one ledger entry and reservation per request', async () => {
+  it('takes a batch covered by monthly credits at once, one ledger entry and reservation per request', async () => {
     const { workspace, key } = await t.workspace('pro');
     await t.app.gate.flush();
     const ask = (i: number) =>
@@ -276,7 +277,8 @@ describe('metering', () => {
       Array(12).fill(workspace.id),
     );
     const { rows } = await t.db.pool.query<{ request_id: string; pool: string; reserved: boolean }>(
-      `SELECT l.request_id, l.pool, r.ledger_id IS NOT NULL AS reserved FROM credit_ledger l LEFT JOIN credit_reservations r ON r.ledger_id = l.id
+      `SELECT l.request_id, l.pool, r.ledger_id IS NOT NULL AS reserved
+       FROM credit_ledger l LEFT JOIN credit_reservations r ON r.ledger_id = l.id
        WHERE l.workspace_id = $1 AND l.kind = 'consumption' ORDER BY l.id`,
       [workspace.id],
     );
@@ -292,7 +294,7 @@ describe('metering', () => {
     assert.equal((await consistent(workspace.id)).monthly_remaining, 50_000 - 9);
   });
 
-  it("turns off the wait for the WAL flush in the gate's own transaction only: the connection's later ones wait again", async () => {
+  it("turns off the WAL flush wait in the gate's transaction only: the connection's next ones wait again", async () => {
     const { key } = await t.workspace('pro');
     // One connection: the next statement runs where the gate's did.
     const pool = createPool(t.db.pool.options.connectionString!, 1);

@@ -193,7 +193,8 @@ describe('credit packs through the local checkout', () => {
     );
     const checkouts = (
       await t.db.pool.query(
-        'SELECT slug, provider, status, amount_cents, paid_at IS NOT NULL AS paid FROM checkouts WHERE workspace_id = $1 ORDER BY created_at, slug',
+        'SELECT slug, provider, status, amount_cents, paid_at IS NOT NULL AS paid ' +
+          'FROM checkouts WHERE workspace_id = $1 ORDER BY created_at, slug',
         [workspace.id],
       )
     ).rows;
@@ -485,7 +486,7 @@ describe('refunds', () => {
     return pathname.split('/').pop()!;
   };
 
-  it('refund a pack within 14 days when at most 10% is used, with ledger entries; refuse otherwise, with the reason', async () => {
+  it('refunds a pack within 14 days if at most 10% is used, with ledger entries; else refuses, says why', async () => {
     const { workspace, key } = await t.workspace('developer');
     await adjustCredits(t.db.pool, workspace.id, -10_000, 'test: spend packs', t.clock);
     await setPerMinute(t.db.pool, workspace.id, 1_000);
@@ -578,7 +579,8 @@ describe('pack expiry', () => {
     assert.ok(Number(run.counts.expired) >= 1);
     const entry = (
       await t.db.pool.query(
-        `SELECT at, amount, pack_id IS NOT NULL AS has_pack FROM credit_ledger WHERE workspace_id = $1 AND kind = 'pack_expiry'`,
+        `SELECT at, amount, pack_id IS NOT NULL AS has_pack
+         FROM credit_ledger WHERE workspace_id = $1 AND kind = 'pack_expiry'`,
         [workspace.id],
       )
     ).rows;
@@ -596,7 +598,7 @@ describe('pack expiry', () => {
 });
 
 describe('overage invoicing', () => {
-  it('prices 1, 100, 1,001 and 10,000 credits at 0.05, 0.50, 5.05 and 50.00 USD; a second run for the day adds nothing', async () => {
+  it('prices 1, 100, 1,001 and 10,000 credits at 0.05, 0.50, 5.05 and 50.00 USD; a rerun adds nothing', async () => {
     assert.deepEqual([1, 100, 1_001, 10_000].map(overageAmountCents), [5, 50, 505, 5_000]);
     const figures = [1, 100, 1_001, 10_000];
     const workspaces: string[] = [];

@@ -126,7 +126,7 @@ describe('generateDataset', () => {
       snapshotLines.push(...splitLines(data, true));
   });
 
-  it('writes byte-identical files for the same options, with or without workers, and others for another seed', async () => {
+  it('writes byte-identical files for the same options, with or without workers, others for another seed', async () => {
     const again = await generate('small-b', 3000, 7, 3, 2);
     assert.equal(again.workers, 2);
     const other = await generate('small-c', 3000, 8);

@@ -90,7 +90,7 @@ for (const s of STORES) {
       await s.cleanup();
     });
 
-    it('lets `limit` requests through in 60 s, refuses the next with the true wait, and lets one through when the oldest leaves', async () => {
+    it('passes `limit` in 60 s, refuses the next with the true wait, lets one in when the oldest leaves', async () => {
       const { store, clock } = await fresh();
       const passed: RateDecision[] = [];
       for (let i = 0; i < 30; i++) {

@@ -80,7 +80,7 @@ async function refusal(call: Promise<unknown>): Promise<McpError> {
 const remaining = async (workspaceId: string) => (await ledgerCheck(t.db.pool, workspaceId)).monthly_remaining;
 
 describe('discovery', () => {
-  it('initialize: server info, protocol 2025-11-25 by default, instructions with the cost and the data-use restriction', async () => {
+  it('initialize: server info, protocol 2025-11-25 by default, instructions (cost, data-use restriction)', async () => {
     const { key } = await t.workspace('developer');
     const client = await connect(key.key);
     assert.deepEqual(client.getServerVersion(), {
@@ -96,7 +96,7 @@ describe('discovery', () => {
     await client.close();
   });
 
-  it('negotiates 2025-06-18 and 2025-11-25, answers another version with the latest, and needs no session', async () => {
+  it('negotiates 2025-06-18 and 2025-11-25, answers another version with the latest, needs no session', async () => {
     const { key } = await t.workspace('developer');
     for (const [asked, answered] of [
       ['2025-06-18', '2025-06-18'],
@@ -113,7 +113,7 @@ describe('discovery', () => {
     }
   });
 
-  it('tools/list: the eight tools, each with a title, an actionable description, schemas and readOnlyHint', async () => {
+  it('tools/list: the eight tools, each with title, actionable description, schemas and readOnlyHint', async () => {
     const { key } = await t.workspace('developer');
     const client = await connect(key.key);
     const { tools } = await client.listTools();
@@ -191,7 +191,8 @@ describe('tools answer as REST does', () => {
       [
         'search_entities',
         { name: hit.entity_name, status: ['active', 'inactive'], facets: ['status', 'entity_type'], limit: 5 },
-        `/entities/search?name=${encodeURIComponent(hit.entity_name)}&status=active,inactive&facets=status&facets=entity_type&limit=5`,
+        `/entities/search?name=${encodeURIComponent(hit.entity_name)}` +
+          '&status=active,inactive&facets=status&facets=entity_type&limit=5',
       ],
       [
         'search_entities',
@@ -216,7 +217,8 @@ describe('tools answer as REST does', () => {
       [
         'list_new_business_leads',
         { county: lead.county, date_from: '2026-01-01', date_to: '2026-03-09', limit: 10 },
-        `/leads/new-businesses?county=${encodeURIComponent(lead.county)}&date_from=2026-01-01&date_to=2026-03-09&limit=10`,
+        `/leads/new-businesses?county=${encodeURIComponent(lead.county)}` +
+          '&date_from=2026-01-01&date_to=2026-03-09&limit=10',
       ],
       [
         'list_new_business_leads',
@@ -225,7 +227,8 @@ describe('tools answer as REST does', () => {
       ],
     ];
     const client = await connect(key.key);
-    await client.listTools(); // from here the SDK client checks every structuredContent against the tool's output schema
+    // From here the SDK client checks every structuredContent against the tool's output schema.
+    await client.listTools();
     const asked = new Set<string>();
     for (const [tool, args, route] of questions) {
       const expected = (await rest(route)).body;
@@ -245,7 +248,7 @@ describe('tools answer as REST does', () => {
     await client.close();
   });
 
-  it('an entity that does not exist is an isError result carrying the REST 404 body, and costs its credit', async () => {
+  it('an entity that does not exist is an isError result carrying the REST 404 body and costs its credit', async () => {
     const { workspace, key } = await t.workspace('developer');
     const client = await connect(key.key);
     await client.listTools();
@@ -267,7 +270,7 @@ describe('tools answer as REST does', () => {
 });
 
 describe('credits', () => {
-  it('10 tool calls spend 10 credits; initialize, tools/list, ping and notifications none; REST and MCP share one pool', async () => {
+  it('10 tool calls spend 10 credits; initialize, tools/list, ping, notifications none; shared with REST', async () => {
     const { workspace, key } = await t.workspace('developer');
     const start = await remaining(workspace.id);
     const client = await connect(key.key);
@@ -501,7 +504,7 @@ describe('transport', () => {
     }
   });
 
-  it('notifications answer 202 without a body; ping answers {}; every answer carries the rate-limit headers', async () => {
+  it('notifications answer 202 without a body; ping answers {}; every answer carries rate-limit headers', async () => {
     const { key } = await t.workspace('developer');
     const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, bearer(key.key));
     assert.equal(note.status, 202);

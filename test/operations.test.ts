@@ -93,7 +93,7 @@ describe('entity search', () => {
     assert.deepEqual(docs(twins), ['L23000000009', 'L23000000010']);
   });
 
-  it('finds the intended entity despite a typo, other punctuation, case, legal-form spelling or a dropped word', async () => {
+  it('finds the intended entity despite a typo, punctuation, case, legal-form spelling or a dropped word', async () => {
     for (const [q, doc] of [
       ['acme holdngs llc', 'L20000000001'],
       ['ACME HOLDINGS L.L.C.', 'L20000000001'],
@@ -403,7 +403,8 @@ describe('CSV', () => {
       );
       assert.equal(
         res.body.split('\r\n')[0],
-        'document_number,entity_name,status,entity_type,filing_date,principal_address_street,principal_city,principal_state,principal_zip,registered_agent_name',
+        'document_number,entity_name,status,entity_type,filing_date,' +
+          'principal_address_street,principal_city,principal_state,principal_zip,registered_agent_name',
       );
       assert.equal(
         res.body.split('\r\n')[1],

@@ -63,7 +63,8 @@ it('stops a search that runs past QUERY_TIMEOUT_MS, charges nothing, and serves 
   }
   // The credit reserved for it came back.
   const moves = await db.pool.query(
-    `SELECT kind, amount::int FROM credit_ledger WHERE workspace_id = $1 AND kind IN ('consumption', 'refund') ORDER BY id`,
+    `SELECT kind, amount::int FROM credit_ledger
+     WHERE workspace_id = $1 AND kind IN ('consumption', 'refund') ORDER BY id`,
     [workspace.id],
   );
   assert.deepEqual(moves.rows, [

@@ -78,7 +78,7 @@ for (const store of STORES) {
       if (t.config.redisUrl) await dropKeys(t.config.redisUrl, t.config.rateLimitPrefix);
     });
 
-    it('lets 30 through, refuses the 31st with Retry-After = the true wait, and passes again once the oldest leaves', async () => {
+    it('lets 30 pass, refuses the 31st with Retry-After = true wait, passes again once the oldest leaves', async () => {
       const { key } = await t.workspace('free_trial');
       const start = t.clock.now().getTime();
       for (let i = 0; i < 30; i++) {
@@ -119,7 +119,7 @@ describe('rate-limit headers', () => {
   after(() => t.close());
   const now = (): number => t.clock.now().getTime();
 
-  it('on every answer of /v1 and /api/v1 after the rate stage, one window per workspace, each request counted once', async () => {
+  it('on /v1 and /api/v1 answers past the rate stage: a window per workspace, each request counted once', async () => {
     const { key } = await t.workspace('pro');
     const answers: Array<[string, number]> = [
       [METERED, 200],
@@ -144,7 +144,7 @@ describe('rate-limit headers', () => {
     }
   });
 
-  it('on surface refusals (403 rest_disabled): the workspace window, read without counting; MCP calls count in the same window', async () => {
+  it('on surface refusals (403 rest_disabled): workspace window read, not counted; MCP calls count in it', async () => {
     const { key } = await t.workspace('mcp_starter');
     for (let i = 0; i < 2; i++) {
       const res = await t.get(METERED, key.key);
@@ -215,7 +215,7 @@ describe('keyless routes, per client address', () => {
   const from = (app: TestApp, url: string, remoteAddress: string, headers: Record<string, string> = {}) =>
     app.app.http.inject({ method: 'GET', url, remoteAddress, headers });
 
-  it('public search: 10 a minute per address, /v1 and /api/v1 alike; a 400 counts and carries the headers', async () => {
+  it('public search: 10 a minute per address, /v1 and /api/v1 alike; a 400 counts and carries headers', async () => {
     const ip = '198.51.100.7';
     const bad = await from(t, '/v1/public/search', ip);
     assert.equal(bad.statusCode, 400);

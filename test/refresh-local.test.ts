@@ -158,7 +158,8 @@ describe('refresh from a local directory', () => {
     assert.equal(broken.status, 'failed');
     assert.equal(
       broken.error,
-      '20260306ce.txt refused: every one of its 2 lines is malformed (first: line 1, event record is 21 bytes, expected 662)',
+      '20260306ce.txt refused: every one of its 2 lines is malformed ' +
+        '(first: line 1, event record is 21 bytes, expected 662)',
     );
     assert.equal(await version(), before + 1, 'the corporate file before it is applied');
 
@@ -172,7 +173,7 @@ describe('refresh from a local directory', () => {
     );
   });
 
-  it('turns stale 36 hours after the last successful refresh and says since when; a failed run does not change that', async () => {
+  it('turns stale 36 h after the last successful refresh, says since when; a failed run changes nothing', async () => {
     const { last_refresh_at: last } = (await get('/v1/status')).json().data;
     t.clock.set(new Date(Date.parse(last) + 36 * 3_600_000 + 60_000));
     const stale = (await get('/v1/status')).json().data;

@@ -94,7 +94,7 @@ describe('refresh plan', () => {
     );
   });
 
-  it('holds back everything after a missing workday until it appears, and gives it up once two later workdays are there', () => {
+  it('holds back all after a missing workday until it appears; gives it up once two later workdays are there', () => {
     const base = state({ snapshotDate: '2026-01-02', newestDailyDate: '2026-01-05' });
     // Monday 5th applied; Tuesday 6th missing; Wednesday 7th there.
     const one = planDaily([...day('20260105'), ...day('20260107'), listed('20260106ce.txt')], base);

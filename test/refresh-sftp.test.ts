@@ -119,8 +119,9 @@ describe('refresh over SFTP', { skip: unavailable ?? false }, () => {
       ['cordata.zip', 'corevent.zip', '20260302c.txt', '20260302ce.txt', '20260303c.txt', '20260303ce.txt'],
     );
     const state = await one<Record<string, unknown>>(
-      `SELECT snapshot_date::text, newest_file_date::text, last_refresh_files, entities, (SELECT count(*) FROM registry.entities) AS exact,
-              last_refresh_at = $1 AS refreshed_now FROM dataset_state`,
+      `SELECT snapshot_date::text, newest_file_date::text, last_refresh_files, entities,
+              (SELECT count(*) FROM registry.entities) AS exact, last_refresh_at = $1 AS refreshed_now
+       FROM dataset_state`,
       [clock.now()],
     );
     assert.deepEqual(
@@ -161,7 +162,8 @@ describe('refresh over SFTP', { skip: unavailable ?? false }, () => {
 
     const versionBefore = await version();
     // The first connection dies during the download; the server is then unreachable for the retries.
-    // Past the first 32 kB read of the 62 kB file (with room for what the run says besides the listing), short of its end.
+    // Past the first 32 kB read of the 62 kB file (with room for what the run says besides the listing),
+    // short of its end.
     relay.plan([{ cutAfterBytes: listing + 50_000 }, { refuse: true }, { refuse: true }]);
     const failed = await refresh();
     assert.equal(failed.status, 'failed');
@@ -197,7 +199,8 @@ describe('refresh over SFTP', { skip: unavailable ?? false }, () => {
       size_bytes: number;
       records_rejected: number;
     }>(
-      `SELECT resumed_from, downloaded_bytes, size_bytes, records_rejected FROM refresh_files WHERE file_name = '20260304c.txt' AND outcome = 'applied'`,
+      `SELECT resumed_from, downloaded_bytes, size_bytes, records_rejected
+       FROM refresh_files WHERE file_name = '20260304c.txt' AND outcome = 'applied'`,
     );
     assert.deepEqual(
       [resumed.resumed_from, resumed.resumed_from + resumed.downloaded_bytes],
@@ -209,7 +212,7 @@ describe('refresh over SFTP', { skip: unavailable ?? false }, () => {
     assert.equal(imported.checksum, sha256(await readFile(path.join(generated, '20260304c.txt'))));
   });
 
-  it('a file cut short on the server is refused whole; the next run applies it once the server has it all', async () => {
+  it('a file cut short on the server is refused whole; the next run applies it once it is all there', async () => {
     const full = await readFile(path.join(generated, '20260305c.txt'));
     await serve('20260305c.txt', full.subarray(0, full.length - 700));
     await serve('20260305ce.txt');
@@ -232,7 +235,7 @@ describe('refresh over SFTP', { skip: unavailable ?? false }, () => {
     assert.equal(fixed.counts.applied, 2);
   });
 
-  it('a malformed file is refused whole, none of its good lines applied; the next run applies the corrected file', async () => {
+  it('a malformed file is refused whole (no good line applied); the next run applies the corrected file', async () => {
     const lines = (await readFile(path.join(generated, '20260306c.txt'))).toString('latin1').split('\n');
     // Twenty records with a byte too many in the name: every later field shifted.
     const broken = lines.map((l, i) => (i < 20 ? `${l.slice(0, 30)} ${l.slice(30)}` : l)).join('\n');
@@ -252,7 +255,8 @@ describe('refresh over SFTP', { skip: unavailable ?? false }, () => {
     );
     assert.deepEqual(after, before);
     const refused = await one<{ records_read: number; records_rejected: number }>(
-      `SELECT records_read, records_rejected FROM refresh_files WHERE file_name = '20260306c.txt' AND outcome = 'refused'`,
+      `SELECT records_read, records_rejected
+       FROM refresh_files WHERE file_name = '20260306c.txt' AND outcome = 'refused'`,
     );
     assert.equal(refused.records_rejected, 20);
     assert.ok(refused.records_read > 20);

@@ -21,7 +21,8 @@ const clock = new ManualClock('2026-03-10T12:00:00Z');
 
 before(async () => {
   [primary, replica] = await Promise.all([testDatabase(), testDatabase()]);
-  // The "replica" holds the registry; the primary has none (a replica that had not caught up would show the same routing).
+  // The "replica" holds the registry; the primary has none (a replica that had not caught up would show the
+  // same routing).
   await loadFixture(replica.pool);
   dataDir = await mkdtemp(path.join(tmpdir(), 'rl-replica-'));
   const config = loadConfig({

@@ -288,7 +288,7 @@ describe('stripe checkout', () => {
     assert.deepEqual(await packsOf(workspace.id), [{ slug: 'power', credits: 100_000, remaining: 100_000 }]);
   });
 
-  it('a session completed unpaid waits for its async_payment_succeeded; other events are acknowledged and ignored', async () => {
+  it('a session completed unpaid waits for async_payment_succeeded; other events: acknowledged, ignored', async () => {
     const { workspace, key } = await t.workspace('pro');
     const { id } = await checkout(key.key, 'investigator');
     const unpaid = completedEvent(id, workspace.id, { payment_status: 'unpaid' });

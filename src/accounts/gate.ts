@@ -180,7 +180,8 @@ function gateResult(r: GateRow): GateResult {
 /** Releases the reservations of requests that never finished (a process that died mid-request). */
 export async function sweepReservations(pool: pg.Pool, now: Date): Promise<number> {
   const { rows } = await pool.query<{ n: number }>(
-    `SELECT count(*) FILTER (WHERE api_settle(ledger_id, true, $1)) AS n FROM credit_reservations WHERE created_at < $2`,
+    `SELECT count(*) FILTER (WHERE api_settle(ledger_id, true, $1)) AS n
+     FROM credit_reservations WHERE created_at < $2`,
     [now, new Date(now.getTime() - RESERVATION_TIMEOUT_MS)],
   );
   return rows[0]?.n ?? 0;

@@ -37,7 +37,8 @@ export async function ledgerCheck(db: Db, workspace: string): Promise<LedgerChec
     `SELECT w.monthly_remaining, w.overage_unbilled, w.test_remaining,
        (SELECT coalesce(sum(remaining), 0)::bigint FROM credit_packs p WHERE p.workspace_id = w.id) AS packs_remaining,
        (SELECT coalesce(sum(credits), 0)::bigint FROM invoice_items i WHERE i.workspace_id = w.id) AS billed,
-       (SELECT coalesce(sum(credits) FILTER (WHERE paid_at IS NOT NULL), 0)::bigint FROM invoice_items i WHERE i.workspace_id = w.id) AS paid_on_invoices
+       (SELECT coalesce(sum(credits) FILTER (WHERE paid_at IS NOT NULL), 0)::bigint
+          FROM invoice_items i WHERE i.workspace_id = w.id) AS paid_on_invoices
      FROM workspaces w WHERE w.id = $1`,
     [workspace],
   );

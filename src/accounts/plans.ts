@@ -12,9 +12,11 @@ export async function syncPlans(pool: pg.Pool): Promise<void> {
   const plans = Object.values(PLANS);
   await pool.query(
     `INSERT INTO plans (slug, monthly_credits, per_minute, rest, mcp, lead_feed, csv, overage)
-     SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::bool[], $5::bool[], $6::bool[], $7::bool[], $8::bool[])
+     SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::bool[], $5::bool[], $6::bool[], $7::bool[],
+                          $8::bool[])
      ON CONFLICT (slug) DO UPDATE SET monthly_credits = excluded.monthly_credits, per_minute = excluded.per_minute,
-       rest = excluded.rest, mcp = excluded.mcp, lead_feed = excluded.lead_feed, csv = excluded.csv, overage = excluded.overage`,
+       rest = excluded.rest, mcp = excluded.mcp, lead_feed = excluded.lead_feed, csv = excluded.csv,
+       overage = excluded.overage`,
     [
       plans.map((p) => p.slug),
       plans.map((p) => p.monthlyCredits),

@@ -50,7 +50,8 @@ export class RequestLog {
   private async write(rows: RequestLogRow[]): Promise<void> {
     const col = <K extends keyof RequestLogRow>(k: K): Array<RequestLogRow[K]> => rows.map((r) => r[k]);
     await this.pool.query(
-      `INSERT INTO request_logs (request_id, at, workspace_id, key_id, surface, method, route, status, duration_ms, credits, client_ip)
+      `INSERT INTO request_logs (request_id, at, workspace_id, key_id, surface, method, route, status, duration_ms,
+                                 credits, client_ip)
        SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                             $8::int[], $9::real[], $10::int[], $11::text[])
        ON CONFLICT (request_id) DO NOTHING`,
@@ -73,8 +74,8 @@ export class RequestLog {
 
 export async function findRequestLog(pool: pg.Pool, requestId: string): Promise<Record<string, unknown> | null> {
   const { rows } = await pool.query(
-    `SELECT request_id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, workspace_id, key_id, surface, method, route,
-            status, duration_ms, credits, client_ip
+    `SELECT request_id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, workspace_id, key_id,
+            surface, method, route, status, duration_ms, credits, client_ip
      FROM request_logs WHERE request_id = $1`,
     [requestId],
   );

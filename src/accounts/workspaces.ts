@@ -45,10 +45,12 @@ type Db = pg.Pool | pg.PoolClient;
 
 const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
-const WORKSPACE_COLUMNS = `id, name, plan, subscription_status, suspended, per_minute_override, ${iso('created_at')} AS created_at,
-  cycle_start::text, monthly_remaining, ${iso('trial_capped_at')} AS trial_capped_at, test_remaining, overage_unbilled,
+const WORKSPACE_COLUMNS = `id, name, plan, subscription_status, suspended, per_minute_override,
+  ${iso('created_at')} AS created_at, cycle_start::text, monthly_remaining,
+  ${iso('trial_capped_at')} AS trial_capped_at, test_remaining, overage_unbilled,
   ${iso('cancelled_at')} AS cancelled_at, stripe_customer_id`;
-const KEY_COLUMNS = `id, workspace_id, kind, hint, ${iso('created_at')} AS created_at, ${iso('revoked_at')} AS revoked_at`;
+const KEY_COLUMNS = `id, workspace_id, kind, hint, ${iso('created_at')} AS created_at,
+  ${iso('revoked_at')} AS revoked_at`;
 
 export interface LedgerEntry {
   workspace: string;
@@ -62,7 +64,8 @@ export interface LedgerEntry {
 
 export async function writeLedger(db: Db, e: LedgerEntry): Promise<void> {
   await db.query(
-    `INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, pack_id, note) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    `INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, pack_id, note)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     [e.workspace, e.at, e.kind, e.pool, e.amount, e.packId ?? null, e.note ?? null],
   );
 }
@@ -79,7 +82,8 @@ export async function getWorkspace(db: Db, id: string, lock = false): Promise<Wo
 async function insertKey(db: Db, workspace: string, kind: KeyKind, pepper: string, clock: Clock): Promise<CreatedKey> {
   const key = newKey(kind);
   const { rows } = await db.query<ApiKeyInfo>(
-    `INSERT INTO api_keys (id, workspace_id, kind, hash, hint, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${KEY_COLUMNS}`,
+    `INSERT INTO api_keys (id, workspace_id, kind, hash, hint, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+     RETURNING ${KEY_COLUMNS}`,
     [`key_${base62(16)}`, workspace, kind, hashKey(key, pepper), keyHint(key), clock.now()],
   );
   return { ...rows[0]!, key };
@@ -99,7 +103,8 @@ export async function createWorkspace(
   return inTransaction(pool, async (client) => {
     const id = `ws_${base62(16)}`;
     await client.query(
-      `INSERT INTO workspaces (id, name, plan, created_at, cycle_start, monthly_remaining, test_cycle_start, test_remaining, usage_month)
+      `INSERT INTO workspaces (id, name, plan, created_at, cycle_start, monthly_remaining, test_cycle_start,
+                               test_remaining, usage_month)
        VALUES ($1, $2, $3, $4, month_start($4), $5, month_start($4), $6, month_start($4))`,
       [id, opts.name ?? id, plan.slug, now, plan.monthlyCredits, TEST_KEY_MONTHLY_CREDITS],
     );

@@ -53,7 +53,10 @@ export interface App {
   readonly metrics: Metrics;
 }
 
-/** Request paths that are part of the API (logged, enveloped, rate-limit headers); health and metrics routes are not. */
+/**
+ * Request paths that are part of the API (logged, enveloped, rate-limit headers); health and metrics routes
+ * are not.
+ */
 const API_PATH = /^\/(v1|api\/v1|mcp)(\/|$|\?)/;
 
 export async function buildApp(deps: AppDeps): Promise<App> {

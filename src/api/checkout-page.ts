@@ -26,11 +26,13 @@ function page(title: string, body: string): string {
 <title>${escape(title)} · Registry Lookup</title>
 <style>
 body { font: 16px/1.5 system-ui, sans-serif; margin: 0; background: #f4f5f7; color: #1d2330; }
-main { max-width: 28rem; margin: 4rem auto; background: #fff; border-radius: 8px; padding: 2rem; box-shadow: 0 1px 4px rgba(0,0,0,.08); }
+main { max-width: 28rem; margin: 4rem auto; background: #fff; border-radius: 8px; padding: 2rem;
+  box-shadow: 0 1px 4px rgba(0,0,0,.08); }
 h1 { font-size: 1.35rem; margin: 0 0 1rem; }
 dl { display: grid; grid-template-columns: auto 1fr; gap: .4rem 1rem; margin: 0 0 1.5rem; }
 dt { color: #5b6475; } dd { margin: 0; font-weight: 600; }
-button { width: 100%; font: inherit; font-weight: 600; padding: .75rem; border: 0; border-radius: 6px; background: #2453d4; color: #fff; cursor: pointer; }
+button { width: 100%; font: inherit; font-weight: 600; padding: .75rem; border: 0; border-radius: 6px;
+  background: #2453d4; color: #fff; cursor: pointer; }
 .note { color: #5b6475; font-size: .875rem; }
 .status { padding: .75rem; border-radius: 6px; background: #eef1f6; }
 </style>
@@ -61,20 +63,25 @@ export function checkoutPage({ checkout: c, workspaceName, expired, payableHere 
 </dl>`;
   let action: string;
   if (c.status === 'paid')
-    action = `<p class="status">Paid on ${escape(c.paid_at!)}. ${c.credits.toLocaleString('en-US')} credits were added to the workspace. You can close this page.</p>`;
+    action =
+      `<p class="status">Paid on ${escape(c.paid_at!)}. ${c.credits.toLocaleString('en-US')} credits were added ` +
+      'to the workspace. You can close this page.</p>';
   else if (c.status === 'refunded') action = `<p class="status">Refunded on ${escape(c.refunded_at!)}.</p>`;
   else if (c.provider !== 'local')
     action =
-      '<p class="status">Waiting for the payment to be confirmed. The credits are added as soon as it is; reload this page to see.</p>';
+      '<p class="status">Waiting for the payment to be confirmed. ' +
+      'The credits are added as soon as it is; reload this page to see.</p>';
   else if (expired) action = '<p class="status">This checkout has expired. Start a new one from the API.</p>';
   else if (!payableHere)
     action = '<p class="status">This checkout can no longer be paid. Start a new one from the API.</p>';
   else {
     // Relative: the page may be served under a path prefix (PUBLIC_BASE_URL).
-    action = `<form method="post" action="${escape(c.id)}/complete">
+    action =
+      `<form method="post" action="${escape(c.id)}/complete">
 <button type="submit">Pay ${escape(formatUsd(c.amount_cents))}</button>
 </form>
-<p class="note">Local checkout: this service takes no card. Paying here records the payment and adds the credits, exactly as a card processor's confirmation would.</p>`;
+<p class="note">Local checkout: this service takes no card. ` +
+      "Paying here records the payment and adds the credits, exactly as a card processor's confirmation would.</p>";
   }
   return page(title, `${details}\n${action}`);
 }

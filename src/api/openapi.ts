@@ -105,11 +105,12 @@ function operationObject(op: Operation, components: Json): Json {
   let okContent: Json;
   if (op.kind === 'file') {
     schemaOf(op.result, 'output', components); // the row's columns, documented as a named schema
+    const rowSchema = (z.globalRegistry.get(op.result) as { id?: string } | undefined)?.id ?? 'the row schema';
     okContent = {
       'text/csv': {
         schema: {
           type: 'string',
-          description: `A header row, then one row per record; columns as in ${String((z.globalRegistry.get(op.result) as { id?: string } | undefined)?.id ?? 'the row schema')}.`,
+          description: `A header row, then one row per record; columns as in ${rowSchema}.`,
         },
       },
     };
@@ -213,7 +214,10 @@ export function openApiDocument(operations: readonly Operation[], routes: readon
       title: 'Registry Lookup API',
       version: API_VERSION,
       description:
-        'Read-only API over the Florida corporate registry (about 12.6 million entities, active and historical), refreshed every early morning UTC. Every metered request costs 1 credit. The data is not a consumer report and must not be used for any purpose covered by consumer-reporting law. Not affiliated with any government body.',
+        'Read-only API over the Florida corporate registry (about 12.6 million entities, active and historical), ' +
+        'refreshed every early morning UTC. Every metered request costs 1 credit. ' +
+        'The data is not a consumer report and must not be used for any purpose covered by consumer-reporting law. ' +
+        'Not affiliated with any government body.',
     },
     servers: [{ url: '/v1' }, { url: '/api/v1', description: 'Same-origin proxy: the same routes, plus billing.' }],
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],

@@ -23,9 +23,11 @@ export async function billingBalance(pool: pg.Pool, workspace: string, now: Date
     await client.query('SELECT expire_packs($1, $2)', [workspace, now]);
     const { rows } = await client.query<Omit<BillingBalance, 'balance'> & { billed_unpaid: number }>(
       `SELECT w.monthly_remaining,
-         (SELECT coalesce(sum(p.remaining), 0) FROM credit_packs p WHERE p.workspace_id = w.id)::bigint AS packs_remaining,
+         (SELECT coalesce(sum(p.remaining), 0) FROM credit_packs p
+           WHERE p.workspace_id = w.id)::bigint AS packs_remaining,
          w.overage_unbilled,
-         (SELECT coalesce(sum(i.credits), 0) FROM invoice_items i WHERE i.workspace_id = w.id AND i.paid_at IS NULL)::bigint AS billed_unpaid
+         (SELECT coalesce(sum(i.credits), 0) FROM invoice_items i
+           WHERE i.workspace_id = w.id AND i.paid_at IS NULL)::bigint AS billed_unpaid
        FROM workspaces w WHERE w.id = $1`,
       [workspace],
     );

@@ -35,8 +35,9 @@ export interface Checkout {
 
 type Db = pg.Pool | pg.PoolClient;
 
-const COLUMNS = `id, workspace_id, slug, credits, amount_cents, currency, provider, status, ${iso('created_at')} AS created_at,
-  ${iso('expires_at')} AS expires_at, ${iso('paid_at')} AS paid_at, pack_id, ${iso('refunded_at')} AS refunded_at`;
+const COLUMNS = `id, workspace_id, slug, credits, amount_cents, currency, provider, status,
+  ${iso('created_at')} AS created_at, ${iso('expires_at')} AS expires_at, ${iso('paid_at')} AS paid_at, pack_id,
+  ${iso('refunded_at')} AS refunded_at`;
 
 /** Checkout ids are capabilities (whoever holds one may open and, locally, complete it): 190 random bits. */
 export const newCheckoutId = (): string => `chk_${base62(32)}`;
@@ -67,7 +68,8 @@ export async function startCheckout(
     customer: rows[0].stripe_customer_id,
   });
   await pool.query(
-    `INSERT INTO checkouts (id, workspace_id, slug, credits, amount_cents, currency, provider, provider_ref, created_at, expires_at)
+    `INSERT INTO checkouts (id, workspace_id, slug, credits, amount_cents, currency, provider, provider_ref,
+                            created_at, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
       id,
@@ -97,7 +99,8 @@ export async function checkoutView(
   now: Date,
 ): Promise<{ checkout: Checkout; workspaceName: string; expired: boolean } | null> {
   const { rows } = await pool.query<Checkout & { workspace_name: string; expired: boolean }>(
-    `SELECT ${COLUMNS}, (SELECT name FROM workspaces w WHERE w.id = workspace_id) AS workspace_name, expires_at <= $2 AS expired
+    `SELECT ${COLUMNS}, (SELECT name FROM workspaces w WHERE w.id = workspace_id) AS workspace_name,
+            expires_at <= $2 AS expired
      FROM checkouts WHERE id = $1`,
     [id, now],
   );
@@ -184,7 +187,8 @@ export interface Refund {
 export async function refundCheckout(pool: pg.Pool, provider: PaymentProvider, id: string, now: Date): Promise<Refund> {
   return inTransaction(pool, async (client) => {
     const { rows } = await client.query<Checkout & { payment_ref: string | null; too_late: boolean }>(
-      `SELECT ${COLUMNS}, payment_ref, paid_at + make_interval(days => $3) <= $2 AS too_late FROM checkouts WHERE id = $1 FOR UPDATE`,
+      `SELECT ${COLUMNS}, payment_ref, paid_at + make_interval(days => $3) <= $2 AS too_late
+       FROM checkouts WHERE id = $1 FOR UPDATE`,
       [id, now, REFUND_DAYS],
     );
     const c = rows[0];
@@ -206,7 +210,8 @@ export async function refundCheckout(pool: pg.Pool, provider: PaymentProvider, i
     const used = pack.credits - pack.remaining;
     if (used * 100 > pack.credits * REFUND_MAX_USED_PERCENT) {
       throw new BillingError(
-        `${used} of the pack's ${pack.credits} credits are used (${((used * 100) / pack.credits).toFixed(1)}%): packs are refundable only while no more than ${REFUND_MAX_USED_PERCENT}% is used`,
+        `${used} of the pack's ${pack.credits} credits are used (${((used * 100) / pack.credits).toFixed(1)}%): ` +
+          `packs are refundable only while no more than ${REFUND_MAX_USED_PERCENT}% is used`,
       );
     }
     let refundRef: string | null = null;

@@ -31,11 +31,12 @@ export interface Invoice {
 
 export async function listInvoices(pool: pg.Pool, workspace: string): Promise<Invoice[]> {
   const { rows } = await pool.query<Invoice>(
-    `SELECT v.id, v.workspace_id, v.period_start::text, v.status, v.final, ${iso('v.created_at')} AS created_at, ${iso('v.issued_at')} AS issued_at,
-       ${iso('v.paid_at')} AS paid_at, v.stripe_invoice_id,
+    `SELECT v.id, v.workspace_id, v.period_start::text, v.status, v.final, ${iso('v.created_at')} AS created_at,
+       ${iso('v.issued_at')} AS issued_at, ${iso('v.paid_at')} AS paid_at, v.stripe_invoice_id,
        coalesce(sum(i.credits), 0)::bigint AS credits, coalesce(sum(i.amount_cents), 0)::bigint AS amount_cents,
-       coalesce(json_agg(json_build_object('day', i.day, 'credits', i.credits, 'amount_cents', i.amount_cents, 'paid_at', ${iso('i.paid_at')},
-         'stripe_invoice_item_id', i.stripe_invoice_item_id) ORDER BY i.day) FILTER (WHERE i.id IS NOT NULL), '[]') AS items
+       coalesce(json_agg(json_build_object('day', i.day, 'credits', i.credits, 'amount_cents', i.amount_cents,
+         'paid_at', ${iso('i.paid_at')}, 'stripe_invoice_item_id', i.stripe_invoice_item_id) ORDER BY i.day)
+         FILTER (WHERE i.id IS NOT NULL), '[]') AS items
      FROM invoices v LEFT JOIN invoice_items i ON i.invoice_id = v.id
      WHERE v.workspace_id = $1 GROUP BY v.id ORDER BY v.period_start, v.created_at`,
     [workspace],

@@ -19,7 +19,8 @@ export const overageBillingJob: Job = {
   name: 'overage_billing',
   schedule: '0 1 * * *',
   description:
-    "bills each workspace's overage of every day before today as one invoice item (daily, 01:00 UTC; missed days caught up), issues invoices of past months",
+    "bills each workspace's overage of every day before today as one invoice item " +
+    '(daily, 01:00 UTC; missed days caught up), issues invoices of past months',
   atStartup: true,
   async run({ pool, config, clock, asOf }) {
     const run = await billOverage(pool, asOf, clock.now());

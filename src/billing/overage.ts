@@ -66,8 +66,10 @@ export async function billWorkspace(
   now: Date,
 ): Promise<{ items: BilledItem[]; finalInvoice: string | null }> {
   const { rows } = await client.query<BillingState>(
-    `SELECT overage_unbilled, overage_billed_through AS billed_through, (created_at AT TIME ZONE 'UTC')::date::text AS created_day,
-       CASE WHEN subscription_status = 'cancelled' THEN (cancelled_at AT TIME ZONE 'UTC')::date::text END AS cancelled_day
+    `SELECT overage_unbilled, overage_billed_through AS billed_through,
+       (created_at AT TIME ZONE 'UTC')::date::text AS created_day,
+       CASE WHEN subscription_status = 'cancelled' THEN (cancelled_at AT TIME ZONE 'UTC')::date::text END
+         AS cancelled_day
      FROM workspaces WHERE id = $1 FOR UPDATE`,
     [workspace],
   );
@@ -105,7 +107,8 @@ export async function billWorkspace(
       const invoice = await openInvoice(client, workspace, day, now);
       const amount = overageAmountCents(credits);
       await client.query(
-        `INSERT INTO invoice_items (invoice_id, workspace_id, day, credits, amount_cents, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+        `INSERT INTO invoice_items (invoice_id, workspace_id, day, credits, amount_cents, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
         [invoice, workspace, day, credits, amount, now],
       );
       items.push({ invoice_id: invoice, workspace_id: workspace, day, credits, amount_cents: amount });
@@ -119,7 +122,8 @@ export async function billWorkspace(
   let finalInvoice: string | null = null;
   if (cancelled) {
     const { rows: final } = await client.query<{ id: string }>(
-      `UPDATE invoices SET status = 'issued', issued_at = $2, final = true WHERE workspace_id = $1 AND status = 'open' RETURNING id`,
+      `UPDATE invoices SET status = 'issued', issued_at = $2, final = true
+       WHERE workspace_id = $1 AND status = 'open' RETURNING id`,
       [workspace, now],
     );
     finalInvoice = final[0]?.id ?? null;
@@ -143,7 +147,8 @@ export async function billOverage(pool: pg.Pool, asOf: Date, now: Date): Promise
   const untilDay = isoDay(asOf);
   const { rows } = await pool.query<{ id: string }>(
     `SELECT id FROM workspaces w WHERE overage_unbilled > 0
-       OR (subscription_status = 'cancelled' AND EXISTS (SELECT 1 FROM invoices i WHERE i.workspace_id = w.id AND i.status = 'open'))
+       OR (subscription_status = 'cancelled'
+           AND EXISTS (SELECT 1 FROM invoices i WHERE i.workspace_id = w.id AND i.status = 'open'))
      ORDER BY id`,
   );
   const run: OverageRun = { workspaces: 0, items: 0, credits: 0, amount_cents: 0, invoices_issued: 0 };
@@ -155,7 +160,8 @@ export async function billOverage(pool: pg.Pool, asOf: Date, now: Date): Promise
     run.amount_cents += items.reduce((n, i) => n + i.amount_cents, 0);
   }
   const { rows: issued } = await pool.query<{ id: string }>(
-    `UPDATE invoices SET status = 'issued', issued_at = $2 WHERE status = 'open' AND (period_start + interval '1 month')::date <= $1::date RETURNING id`,
+    `UPDATE invoices SET status = 'issued', issued_at = $2
+     WHERE status = 'open' AND (period_start + interval '1 month')::date <= $1::date RETURNING id`,
     [untilDay, now],
   );
   run.invoices_issued = issued.length;
@@ -204,7 +210,8 @@ export async function sendToProcessor(
     await pool.query('UPDATE invoice_items SET stripe_invoice_item_id = $2 WHERE id = $1', [item.id, ref]);
   }
   const { rows: finals } = await pool.query<{ id: string; workspace_id: string; customer: string }>(
-    `SELECT v.id, v.workspace_id, w.stripe_customer_id AS customer FROM invoices v JOIN workspaces w ON w.id = v.workspace_id
+    `SELECT v.id, v.workspace_id, w.stripe_customer_id AS customer
+     FROM invoices v JOIN workspaces w ON w.id = v.workspace_id
      WHERE v.final AND v.status = 'issued' AND v.stripe_invoice_id IS NULL AND w.stripe_customer_id IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM invoice_items i WHERE i.invoice_id = v.id AND i.stripe_invoice_item_id IS NULL)
      ORDER BY v.id`,
@@ -245,13 +252,15 @@ export async function payItems(
     credits: number;
     invoice_id: string;
   }>(
-    `UPDATE invoice_items SET paid_at = $2 WHERE paid_at IS NULL AND ${'invoiceId' in where ? 'invoice_id = $1' : 'stripe_invoice_item_id = ANY($1)'}
+    `UPDATE invoice_items SET paid_at = $2
+     WHERE paid_at IS NULL AND ${'invoiceId' in where ? 'invoice_id = $1' : 'stripe_invoice_item_id = ANY($1)'}
      RETURNING id, workspace_id, day::text, credits, invoice_id`,
     ['invoiceId' in where ? where.invoiceId : where.stripeItemIds, now],
   );
   for (const item of rows) {
     await client.query(
-      `INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, note) VALUES ($1, $2, 'overage_payment', 'overage', $3, $4)`,
+      `INSERT INTO credit_ledger (workspace_id, at, kind, pool, amount, note)
+       VALUES ($1, $2, 'overage_payment', 'overage', $3, $4)`,
       [item.workspace_id, now, item.credits, `overage of ${item.day} paid (invoice ${item.invoice_id}, ${note})`],
     );
   }

@@ -111,7 +111,10 @@ export class StripePayments implements PaymentProvider, ProcessorInvoicing {
     return this.stripe.webhooks.constructEvent(rawBody, signature, this.settings.webhookSecret);
   }
 
-  /** The invoice items a paid Stripe invoice carried (all its lines, fetched when the event holds only the first page). */
+  /**
+   * The invoice items a paid Stripe invoice carried (all its lines, fetched when the event holds only the
+   * first page).
+   */
   async paidInvoiceItems(invoice: Stripe.Invoice): Promise<string[]> {
     let lines = invoice.lines.data;
     if (invoice.lines.has_more && invoice.id) {

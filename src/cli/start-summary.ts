@@ -33,7 +33,8 @@ export async function startSummary(server: RunningServer, config: Config): Promi
     );
   }
   lines.push(
-    `  Data             ${config.dataDir}${server.db.embedded ? ' (embedded PostgreSQL; delete it to start over)' : ''}`,
+    `  Data             ${config.dataDir}` +
+      `${server.db.embedded ? ' (embedded PostgreSQL; delete it to start over)' : ''}`,
   );
   if (demo) {
     const example = encodeURIComponent(await exampleName(server.db.pool)).replaceAll('%20', '+');

@@ -114,7 +114,8 @@ function billingConfig(e: z.infer<typeof EnvSchema>, production: boolean): Billi
     throw new Error('invalid configuration: STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY');
   if (production && !e.CHECKOUT_PROVIDER && provider === 'local') {
     throw new Error(
-      'invalid configuration: in production set STRIPE_SECRET_KEY, or CHECKOUT_PROVIDER=local to sell packs without taking payment',
+      'invalid configuration: in production set STRIPE_SECRET_KEY, ' +
+        'or CHECKOUT_PROVIDER=local to sell packs without taking payment',
     );
   }
   // An address to listen on everywhere is not one a browser can open.

@@ -54,7 +54,8 @@ export function parseRegistrySource(raw: string, keyFile: string, hostKey: strin
     throw new Error('REGISTRY_SOURCE: the sftp URL has no password and REGISTRY_SFTP_KEY_FILE is not set');
   if (hostKey && !/^SHA256:[A-Za-z0-9+/]{43}=?$/.test(hostKey)) {
     throw new Error(
-      'REGISTRY_SFTP_HOST_KEY: expected a SHA256 fingerprint as ssh-keygen -l prints it (SHA256: and 43 base64 characters)',
+      'REGISTRY_SFTP_HOST_KEY: expected a SHA256 fingerprint as ssh-keygen -l prints it ' +
+        '(SHA256: and 43 base64 characters)',
     );
   }
   const root = decodeURIComponent(url.pathname).replace(/\/+$/, '');

@@ -55,7 +55,8 @@ export async function runJob(job: Job, ctx: JobContext, trigger: Trigger): Promi
       return { job: job.name, status: 'locked', as_of: ctx.asOf.toISOString(), counts: {}, error: null, elapsed_ms: 0 };
     try {
       const { rows: run } = await ctx.pool.query<{ id: number }>(
-        `INSERT INTO job_runs (job, trigger, as_of, started_at, status) VALUES ($1, $2, $3, clock_timestamp(), 'running') RETURNING id`,
+        `INSERT INTO job_runs (job, trigger, as_of, started_at, status)
+         VALUES ($1, $2, $3, clock_timestamp(), 'running') RETURNING id`,
         [job.name, trigger, ctx.asOf],
       );
       const id = run[0]!.id;

@@ -39,7 +39,8 @@ export async function syncZipCounties(pool: pg.Pool): Promise<void> {
   await pool.query(
     `INSERT INTO zip_counties (zip5, county, county_fips, city, zip_type)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-     ON CONFLICT (zip5) DO UPDATE SET county = excluded.county, county_fips = excluded.county_fips, city = excluded.city, zip_type = excluded.zip_type`,
+     ON CONFLICT (zip5) DO UPDATE SET county = excluded.county, county_fips = excluded.county_fips,
+       city = excluded.city, zip_type = excluded.zip_type`,
     [col('zip'), col('county'), col('county_fips'), col('city'), col('zip_type')],
   );
 }

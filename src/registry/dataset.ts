@@ -98,8 +98,8 @@ export interface CountMoves {
  */
 export async function moveDatasetCounts(client: pg.PoolClient, m: CountMoves): Promise<void> {
   await client.query(
-    `UPDATE dataset_state SET entities = entities + $1, officers = officers + $2, events = events + $3, agents = agents + $4,
-       newest_filing_date = ${NEWEST_FILING_DATE}`,
+    `UPDATE dataset_state SET entities = entities + $1, officers = officers + $2, events = events + $3,
+       agents = agents + $4, newest_filing_date = ${NEWEST_FILING_DATE}`,
     [m.entities, m.officers, m.events, m.agents],
   );
 }

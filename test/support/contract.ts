@@ -39,7 +39,8 @@ export class Contract {
     const ok = validate(res.json());
     assert.ok(
       ok,
-      `${res.statusCode} ${template.path} does not match its schema: ${this.ajv.errorsText(validate.errors)}\n${res.body.slice(0, 500)}`,
+      `${res.statusCode} ${template.path} does not match its schema: ${this.ajv.errorsText(validate.errors)}\n` +
+        res.body.slice(0, 500),
     );
   }
 }

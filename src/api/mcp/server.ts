@@ -26,11 +26,15 @@ const SERVER_INFO = { name: 'registry-lookup', title: 'Registry Lookup', version
 /** What `initialize` tells an agent before it looks at any tool: the cost and the data-use restriction. */
 function instructions(toolNames: readonly string[]): string {
   return [
-    'Registry Lookup mirrors the Florida corporate registry (about 12.6 million entities, active and historical), refreshed every early morning UTC.',
+    'Registry Lookup mirrors the Florida corporate registry (about 12.6 million entities, active and historical), ' +
+      'refreshed every early morning UTC.',
     `Tools: ${toolNames.join(', ')}; each description says what it finds and which plan it needs.`,
-    'Each tool call costs 1 credit from the same monthly pool as the REST API, also when the entity asked for does not exist; initialize, tools/list and ping are free.',
-    'Data-use restriction: the data is public-record data, not a consumer report. Do not use it for credit, employment, insurance, housing, tenant screening or any other purpose covered by consumer-reporting law.',
-    'Officer addresses are never returned. The service is not the registry and is not affiliated with any government body.',
+    'Each tool call costs 1 credit from the same monthly pool as the REST API, also when the entity asked for does ' +
+      'not exist; initialize, tools/list and ping are free.',
+    'Data-use restriction: the data is public-record data, not a consumer report. Do not use it for credit, ' +
+      'employment, insurance, housing, tenant screening or any other purpose covered by consumer-reporting law.',
+    'Officer addresses are never returned. ' +
+      'The service is not the registry and is not affiliated with any government body.',
   ].join(' ');
 }
 

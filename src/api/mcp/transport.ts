@@ -3,7 +3,7 @@
 // transport handle it; both are closed when the response closes. GET and DELETE answer 405: there
 // is no SSE stream and no session.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import * as webStandardHttp from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
@@ -30,14 +30,14 @@ export interface McpDeps {
 }
 
 /** The SDK's stateless JSON-response transport, naming the request in every error frame it sends. */
-class RequestTransport extends WebStandardStreamableHTTPServerTransport {
+class RequestTransport extends webStandardHttp.WebStandardStreamableHTTPServerTransport {
   constructor(private readonly requestId: string) {
     super({ sessionIdGenerator: undefined, enableJsonResponse: true });
   }
 
   override send(
     message: JSONRPCMessage,
-    options?: Parameters<WebStandardStreamableHTTPServerTransport['send']>[1],
+    options?: Parameters<webStandardHttp.WebStandardStreamableHTTPServerTransport['send']>[1],
   ): Promise<void> {
     return super.send(isJSONRPCErrorResponse(message) ? withRequestId(message, this.requestId) : message, options);
   }
@@ -69,7 +69,10 @@ function webRequest(req: FastifyRequest, body: string): Request {
   return new Request(new URL(req.url, 'http://localhost'), { method: 'POST', headers, body });
 }
 
-/** The transport's own refusals (bad media type, malformed JSON) get the request id, and its generic -32000 the spec's -32600. */
+/**
+ * The transport's own refusals (bad media type, malformed JSON) get the request id, and its generic -32000
+ * the spec's -32600.
+ */
 function transportError(text: string, requestId: string, bodyWasJson: boolean): string {
   const frame = parseQuietly(text) as ErrorFrame | undefined;
   if (!frame?.error) return text;

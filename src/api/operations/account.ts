@@ -8,7 +8,8 @@ export const accountUsage = defineOperation({
   path: '/account/usage',
   title: 'Account usage',
   description:
-    "Metered requests of the calling key's workspace this UTC month (test keys: their own pool), the monthly quota and when it resets. Free of charge.",
+    "Metered requests of the calling key's workspace this UTC month (test keys: their own pool), " +
+    'the monthly quota and when it resets. Free of charge.',
   params: z.strictObject({}),
   kind: 'single',
   result: AccountUsageBody,

@@ -10,14 +10,16 @@ const entitySearchParams = z.strictObject({
   name: text(
     1,
     200,
-    'Entity name, matched fuzzily: case, punctuation, accents, legal suffixes (LLC, Inc) and small typos do not matter.',
+    'Entity name, matched fuzzily: case, punctuation, accents, legal suffixes (LLC, Inc) ' +
+      'and small typos do not matter.',
   ).optional(),
   status: multi(
     z
       .string()
       .transform((s) => s.toLowerCase())
       .pipe(z.enum(STATUS_VALUES, { error: `must be one of ${STATUS_VALUES.join(', ')}` })),
-    'active/a, inactive/i, or a refined inactive status: d dissolved, r revoked, w withdrawn, m merged, n name held, p pending, x expired.',
+    'active/a, inactive/i, or a refined inactive status: ' +
+      'd dissolved, r revoked, w withdrawn, m merged, n name held, p pending, x expired.',
     STATUS_VALUES,
   ).optional(),
   entity_type: multi(
@@ -53,7 +55,11 @@ export const searchEntities = defineOperation({
   tool: 'search_entities',
   path: '/entities/search',
   title: 'Search entities',
-  description: `Search Florida corporate-registry entities (companies, non-profits, partnerships; active and historical) by fuzzy name and filters. Ranked exact match, then prefix, then trigram similarity; ties by filing date (newest first) then document number. Returns up to 500 hits a page with the exact total. ${USE_NOTE}`,
+  description:
+    'Search Florida corporate-registry entities (companies, non-profits, partnerships; active and historical) ' +
+    'by fuzzy name and filters. Ranked exact match, then prefix, then trigram similarity; ' +
+    'ties by filing date (newest first) then document number. ' +
+    `Returns up to 500 hits a page with the exact total. ${USE_NOTE}`,
   params: entitySearchParams,
   kind: 'list',
   result: EntityHit,
@@ -72,7 +78,10 @@ export const getEntity = defineOperation({
   tool: 'get_entity',
   path: '/entities/{document_number}',
   title: 'Get an entity',
-  description: `One entity by its document number: status with a refined label, type, dates, FEI/EIN, principal and mailing addresses, registered agent with address, officers (names and titles only), annual reports and the 50 most recent filings. ${USE_NOTE}`,
+  description:
+    'One entity by its document number: status with a refined label, type, dates, FEI/EIN, ' +
+    'principal and mailing addresses, registered agent with address, officers (names and titles only), ' +
+    `annual reports and the 50 most recent filings. ${USE_NOTE}`,
   params: z.strictObject({ document_number: documentNumber }),
   kind: 'single',
   result: EntityDetail,

@@ -10,7 +10,11 @@ export const listDailyFilings = defineOperation({
   tool: 'list_daily_filings',
   path: '/filings/daily',
   title: "List a day's filings",
-  description: `Filings of one UTC calendar day: formations (filing_type FORMATION) and events (AMENDMENT, NAME_CHANGE, REINSTATEMENT, MERGER, CONVERSION, DISSOLUTION, REVOCATION, WITHDRAWAL, AGENT_CHANGE, ANNUAL_REPORT, OTHER). Without a date: the newest day with filings. Newest first, then by document number. ${USE_NOTE}`,
+  description:
+    'Filings of one UTC calendar day: formations (filing_type FORMATION) and events (AMENDMENT, NAME_CHANGE, ' +
+    'REINSTATEMENT, MERGER, CONVERSION, DISSOLUTION, REVOCATION, WITHDRAWAL, AGENT_CHANGE, ANNUAL_REPORT, OTHER). ' +
+    'Without a date: the newest day with filings. ' +
+    `Newest first, then by document number. ${USE_NOTE}`,
   params: z.strictObject({
     date: isoDate('The day (UTC), YYYY-MM-DD. Default: the newest day with filings.').optional(),
     ...pagination(50, 500),
@@ -32,7 +36,9 @@ export const listRecentFilings = defineOperation({
   tool: 'list_recent_filings',
   path: '/filings/recent',
   title: 'List recent filings',
-  description: `Formations and events filed in the last N days (1 to 90, default 7), counted back from today (UTC). Newest first, then by document number. ${USE_NOTE}`,
+  description:
+    'Formations and events filed in the last N days (1 to 90, default 7), counted back from today (UTC). ' +
+    `Newest first, then by document number. ${USE_NOTE}`,
   params: z.strictObject({
     days: z.coerce
       .number({ error: 'must be an integer' })

@@ -15,7 +15,8 @@ export const sample = defineOperation({
   path: '/sample',
   title: 'Sample entities',
   description:
-    'The most recently filed entities, as entity search hits, to see the data without a key (5 by default, 25 at most).',
+    'The most recently filed entities, as entity search hits, to see the data without a key ' +
+    '(5 by default, 25 at most).',
   params: z.strictObject({ limit: limit(5, 25) }),
   kind: 'list',
   result: EntityHit,
@@ -67,13 +68,18 @@ export const DatasetStatusBody = z
     stale_since: z.string().nullable().meta({
       description: 'When the dataset turned stale (36 hours after its last successful refresh); null while it is live.',
     }),
-    last_refresh_at: z.string().nullable().meta({
-      description:
-        "The last successful refresh: a run that reached the registry's server and applied everything new on it (possibly nothing), or an import, whichever is later.",
-    }),
+    last_refresh_at: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "The last successful refresh: a run that reached the registry's server and applied everything new on it " +
+          '(possibly nothing), or an import, whichever is later.',
+      }),
     files_applied: z.array(z.object({ file: z.string(), kind: z.string(), file_date: z.string().nullable() })).meta({
       description:
-        'The registry files applied since the successful refresh before the last one, oldest first (empty when the server had nothing new).',
+        'The registry files applied since the successful refresh before the last one, oldest first ' +
+        '(empty when the server had nothing new).',
     }),
     last_import_at: z.string().nullable().meta({ description: 'When a registry file was last applied.' }),
     snapshot_date: z
@@ -98,7 +104,8 @@ export const status = defineOperation({
   path: '/status',
   title: 'Dataset status',
   description:
-    'Whether the dataset is live (refreshed within 36 hours) or since when it is stale, what the last refresh applied, the counts and the newest dates.',
+    'Whether the dataset is live (refreshed within 36 hours) or since when it is stale, ' +
+    'what the last refresh applied, the counts and the newest dates.',
   params: z.strictObject({}),
   kind: 'single',
   result: DatasetStatusBody,

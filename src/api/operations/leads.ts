@@ -25,7 +25,10 @@ export const listNewBusinessLeads = defineOperation({
   tool: 'list_new_business_leads',
   path: '/leads/new-businesses',
   title: 'New-business leads',
-  description: `Newly formed entities with the county of their principal ZIP, newest first: filter by Florida county, city, entity type and filing date range. Lead Feed and Enterprise plans only. ${USE_NOTE}`,
+  description:
+    'Newly formed entities with the county of their principal ZIP, newest first: ' +
+    'filter by Florida county, city, entity type and filing date range. ' +
+    `Lead Feed and Enterprise plans only. ${USE_NOTE}`,
   params: z.strictObject({
     county: county.optional(),
     city: text(1, 60, 'Principal city, ignoring case.').optional(),
@@ -52,7 +55,10 @@ export const newBusinessesDailyFile = defineOperation({
   tool: null,
   path: '/leads/new-businesses/daily.csv',
   title: 'New businesses of a day, enriched (CSV)',
-  description: `Every formation filed on a date, as CSV: county, principal and mailing addresses, registered agent with address, officer names and titles (never officer addresses). Lead Feed and Enterprise plans. ${USE_NOTE}`,
+  description:
+    'Every formation filed on a date, as CSV: county, principal and mailing addresses, ' +
+    'registered agent with address, officer names and titles (never officer addresses). ' +
+    `Lead Feed and Enterprise plans. ${USE_NOTE}`,
   params: z.strictObject({ date: isoDate('The filing date, YYYY-MM-DD.') }),
   kind: 'file',
   result: LeadFileRow,

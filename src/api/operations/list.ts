@@ -16,4 +16,5 @@ export function listResult<T>(page: Page<T>, req: { limit: number; offset: numbe
 
 /** Appended to every description an agent reads: cost and the data-use restriction. */
 export const USE_NOTE =
-  'Costs 1 credit. Public-record data; not a consumer report: do not use it for credit, employment, insurance, housing, tenant screening or any other purpose covered by consumer-reporting law.';
+  'Costs 1 credit. Public-record data; not a consumer report: do not use it for credit, employment, insurance, ' +
+  'housing, tenant screening or any other purpose covered by consumer-reporting law.';

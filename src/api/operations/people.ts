@@ -9,7 +9,11 @@ export const searchOfficers = defineOperation({
   tool: 'search_officers',
   path: '/officers/search',
   title: 'Search officers',
-  description: `Find officers, managers, members and directors by name (fuzzy; a person is found by either word order, "SMITH JOHN" or "John Smith"), optionally by title code (MGR, AMBR, P, VP, D...). One row per officer slot and entity, with the entity's name. Officer addresses are never returned. ${USE_NOTE}`,
+  description:
+    'Find officers, managers, members and directors by name ' +
+    '(fuzzy; a person is found by either word order, "SMITH JOHN" or "John Smith"), ' +
+    "optionally by title code (MGR, AMBR, P, VP, D...). One row per officer slot and entity, with the entity's name. " +
+    `Officer addresses are never returned. ${USE_NOTE}`,
   params: z.strictObject({
     name: text(1, 200, 'Officer name, fuzzy, either word order.').optional(),
     title: text(
@@ -34,7 +38,10 @@ export const searchAgents = defineOperation({
   tool: 'search_agents',
   path: '/agents/search',
   title: 'Search registered agents',
-  description: `Find registered agents by name (fuzzy). One row per agent (normalized name and ZIP) with the number of entities it represents; ordered exact, prefix, similarity, then by that count. ${USE_NOTE}`,
+  description:
+    'Find registered agents by name (fuzzy). ' +
+    'One row per agent (normalized name and ZIP) with the number of entities it represents; ' +
+    `ordered exact, prefix, similarity, then by that count. ${USE_NOTE}`,
   params: z.strictObject({ name: text(1, 200, 'Agent name, fuzzy.').optional(), ...pagination(25, 200) }),
   kind: 'list',
   result: AgentHit,
@@ -51,7 +58,10 @@ export const searchAddresses = defineOperation({
   tool: 'search_addresses',
   path: '/addresses/search',
   title: 'Search addresses',
-  description: `Find entities by principal address: a ZIP5 (33101) or ZIP+4 (33101-1234) matches the postal code exactly; anything else (street, city) matches the normalized address fuzzily. One row per address and entity. ${USE_NOTE}`,
+  description:
+    'Find entities by principal address: a ZIP5 (33101) or ZIP+4 (33101-1234) matches the postal code exactly; ' +
+    'anything else (street, city) matches the normalized address fuzzily. ' +
+    `One row per address and entity. ${USE_NOTE}`,
   params: z.strictObject({ query: text(1, 200, 'Street, city, ZIP5 or ZIP+4.'), ...pagination(25, 200) }),
   kind: 'list',
   result: AddressHit,

@@ -55,7 +55,8 @@ export function registerAccounts(program: Command): void {
         async (c, opts: { plan: string; name?: string }) =>
           createWorkspace(c.pool, opts, await resolvePepper(c.config), systemClock),
         (r) =>
-          `${keyValueLines(r.workspace as unknown as Record<string, unknown>)}\n\nAPI key (shown once, keep it safe): ${r.key.key}`,
+          `${keyValueLines(r.workspace as unknown as Record<string, unknown>)}\n\n` +
+          `API key (shown once, keep it safe): ${r.key.key}`,
       ),
     );
   json(workspace.command('show').argument('<workspace>')).action(action((c, id: string) => getWorkspace(c.pool, id)));
@@ -116,7 +117,8 @@ export function registerAccounts(program: Command): void {
         keys
           .map(
             (k) =>
-              `${k.id}  ${k.kind}  ${k.hint}  created ${k.created_at}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`,
+              `${k.id}  ${k.kind}  ${k.hint}  created ${k.created_at}` +
+              `${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`,
           )
           .join('\n'),
     ),

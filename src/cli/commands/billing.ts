@@ -24,7 +24,9 @@ export function registerBilling(program: Command): void {
           l
             .map(
               (c) =>
-                `${c.id}  ${c.slug.padEnd(12)} ${formatUsd(c.amount_cents).padStart(8)}  ${c.provider.padEnd(6)} ${c.status.padEnd(8)} created ${c.created_at}${c.paid_at ? `  paid ${c.paid_at}` : ''}`,
+                `${c.id}  ${c.slug.padEnd(12)} ${formatUsd(c.amount_cents).padStart(8)}  ` +
+                `${c.provider.padEnd(6)} ${c.status.padEnd(8)} created ${c.created_at}` +
+                `${c.paid_at ? `  paid ${c.paid_at}` : ''}`,
             )
             .join('\n') || 'no checkouts',
       );
@@ -43,12 +45,14 @@ export function registerBilling(program: Command): void {
           l
             .map((v) =>
               [
-                `${v.id}  ${v.period_start}  ${v.status}${v.final ? ' (final)' : ''}  ${v.credits} credits  ${formatUsd(v.amount_cents)}`,
+                `${v.id}  ${v.period_start}  ${v.status}${v.final ? ' (final)' : ''}  ` +
+                  `${v.credits} credits  ${formatUsd(v.amount_cents)}`,
               ]
                 .concat(
                   v.items.map(
                     (i) =>
-                      `  ${i.day}  ${String(i.credits).padStart(9)} credits  ${formatUsd(i.amount_cents).padStart(10)}${i.paid_at ? '  paid' : ''}`,
+                      `  ${i.day}  ${String(i.credits).padStart(9)} credits  ` +
+                      `${formatUsd(i.amount_cents).padStart(10)}${i.paid_at ? '  paid' : ''}`,
                   ),
                 )
                 .join('\n'),

@@ -22,11 +22,13 @@ function human(s: GenerateSummary): string {
   const width = Math.max(...s.files.map((f) => f.name.length));
   const rows = s.files.map(
     (f) =>
-      `${f.name.padEnd(width)}  ${f.kind.padEnd(19)}  ${String(f.records).padStart(10)} records  ${String(f.bytes).padStart(13)} bytes`,
+      `${f.name.padEnd(width)}  ${f.kind.padEnd(19)}  ${String(f.records).padStart(10)} records  ` +
+      `${String(f.bytes).padStart(13)} bytes`,
   );
   const bad = s.malformed_lines.map((m) => `planted malformed line: ${m.file} line ${m.line}: ${m.reason}`);
   return [
-    `generated ${s.entities} entities (snapshot ${s.snapshot_date}, last daily file by ${s.end_date}, seed ${s.seed}, ${s.workers} workers) in ${s.out_dir}`,
+    `generated ${s.entities} entities (snapshot ${s.snapshot_date}, last daily file by ${s.end_date}, ` +
+      `seed ${s.seed}, ${s.workers} workers) in ${s.out_dir}`,
     ...rows,
     `daily: ${s.daily.new_entities} new entities, ${s.daily.changed_entities} changed, ${s.daily.events} events`,
     ...bad,

@@ -26,7 +26,10 @@ export function registerJobs(program: Command): void {
           finished_at: string | null;
           counts: unknown;
         }>(
-          `SELECT DISTINCT ON (job) job, status, to_char(coalesce(finished_at, started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS finished_at, counts
+          `SELECT DISTINCT ON (job) job, status,
+                  to_char(coalesce(finished_at, started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+                    AS finished_at,
+                  counts
            FROM job_runs ORDER BY job, started_at DESC`,
         );
         const last = new Map(rows.map((r) => [r.job, r]));
@@ -42,7 +45,10 @@ export function registerJobs(program: Command): void {
         list
           .map(
             (j) =>
-              `${j.name.padEnd(18)} ${j.schedule.padEnd(12)} ${j.last_run ? `${j.last_run.status} ${j.last_run.finished_at}` : 'never run'}${j.scheduled ? '' : ' (not scheduled with this configuration)'}\n${' '.repeat(19)}${j.description}`,
+              `${j.name.padEnd(18)} ${j.schedule.padEnd(12)} ` +
+              `${j.last_run ? `${j.last_run.status} ${j.last_run.finished_at}` : 'never run'}` +
+              `${j.scheduled ? '' : ' (not scheduled with this configuration)'}` +
+              `\n${' '.repeat(19)}${j.description}`,
           )
           .join('\n'),
       );

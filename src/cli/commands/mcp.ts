@@ -91,11 +91,17 @@ function summary(s: Step): string {
   if (body.error) return `${asked}\n  -> isError result: ${body.error.code}: ${body.error.message}`;
   if (Array.isArray(body.data)) {
     const first = body.data[0] as Row | undefined;
-    return `${asked}\n  -> ${body.data.length} of ${body.pagination?.total ?? '?'}${first ? `; first: ${JSON.stringify(first)}` : ''}`;
+    return (
+      `${asked}\n  -> ${body.data.length} of ${body.pagination?.total ?? '?'}` +
+      `${first ? `; first: ${JSON.stringify(first)}` : ''}`
+    );
   }
   const d = body.data as Row;
   const officers = (d.officers as Row[] | undefined)?.length ?? 0;
-  return `${asked}\n  -> ${String(d.entity_name)} (${String(d.status_label)}, ${String(d.entity_type_label)}, filed ${String(d.filing_date)}), ${officers} officers, agent ${JSON.stringify(d.registered_agent)}`;
+  return (
+    `${asked}\n  -> ${String(d.entity_name)} (${String(d.status_label)}, ${String(d.entity_type_label)}, ` +
+    `filed ${String(d.filing_date)}), ${officers} officers, agent ${JSON.stringify(d.registered_agent)}`
+  );
 }
 
 function human(s: Session): string {

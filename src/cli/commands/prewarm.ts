@@ -8,7 +8,8 @@ export function registerPrewarm(program: Command): void {
   program
     .command('prewarm')
     .description(
-      "read the dataset's most-read tables and indexes into the database server's cache (done after every full load; on a replica, --replica)",
+      "read the dataset's most-read tables and indexes into the database server's cache " +
+        '(done after every full load; on a replica, --replica)',
     )
     .option('--replica', 'prewarm the server of READ_DATABASE_URL instead of the primary')
     .option('--json', 'print the result as JSON')

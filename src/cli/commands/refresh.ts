@@ -10,9 +10,11 @@ const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
 function human(p: RefreshPlan): string {
   const line = (f: RefreshPlan['daily'][number]): string =>
-    `fetch     ${(f.file_date ?? 'snapshot').padEnd(10)}  ${f.kind.padEnd(19)}  ${mb(f.size_bytes).padStart(9)}${f.partial_bytes ? ` (resumes at ${mb(f.partial_bytes)})` : ''}  ${f.source_path}`;
+    `fetch     ${(f.file_date ?? 'snapshot').padEnd(10)}  ${f.kind.padEnd(19)}  ${mb(f.size_bytes).padStart(9)}` +
+    `${f.partial_bytes ? ` (resumes at ${mb(f.partial_bytes)})` : ''}  ${f.source_path}`;
   return [
-    `source: ${p.source} (${p.listed} registry files; ${p.already_applied} daily files already applied, ${p.older_than_snapshot} older than the snapshot)`,
+    `source: ${p.source} (${p.listed} registry files; ${p.already_applied} daily files already applied, ` +
+      `${p.older_than_snapshot} older than the snapshot)`,
     ...p.snapshots.map(line),
     ...p.daily.map(line),
     ...p.held_back.map((h) => `held back ${h.file}: ${h.reason}`),

@@ -249,7 +249,10 @@ export function businessName(rng: Rng, type: string): Text {
 
 /** A company that serves as an officer (an LLC's manager, a partnership's general partner). */
 export function companyOfficerName(rng: Rng): string {
-  return `${nameWord(rng)} ${rng.pick(['HOLDINGS', 'MANAGEMENT', 'CAPITAL', 'GROUP', 'PARTNERS'])}${rng.pick([', LLC', ' LLC', ', INC.'])}`;
+  return (
+    `${nameWord(rng)} ${rng.pick(['HOLDINGS', 'MANAGEMENT', 'CAPITAL', 'GROUP', 'PARTNERS'])}` +
+    `${rng.pick([', LLC', ' LLC', ', INC.'])}`
+  );
 }
 
 /** A small law or accounting firm acting as registered agent. */

@@ -91,10 +91,12 @@ export async function applyCorporateChanges(client: pg.PoolClient, s: Schema): P
     `DELETE FROM chg_entities a USING chg_entities b WHERE a.document_number = b.document_number AND a.ord < b.ord`,
   );
   const stale = await client.query(
-    `DELETE FROM chg_entities c USING ${s}.entities e WHERE e.document_number = c.document_number AND e.source_date > c.source_date`,
+    `DELETE FROM chg_entities c USING ${s}.entities e
+     WHERE e.document_number = c.document_number AND e.source_date > c.source_date`,
   );
   await client.query(
-    `DELETE FROM chg_officers o WHERE NOT EXISTS (SELECT 1 FROM chg_entities c WHERE c.document_number = o.document_number AND c.ord = o.ord)`,
+    `DELETE FROM chg_officers o
+     WHERE NOT EXISTS (SELECT 1 FROM chg_entities c WHERE c.document_number = o.document_number AND c.ord = o.ord)`,
   );
   await rememberCorporateDerived(client, s);
 
@@ -123,7 +125,8 @@ export async function applyCorporateChanges(client: pg.PoolClient, s: Schema): P
     WHERE t.document_number = c.document_number AND NOT EXISTS (
       SELECT 1 FROM chg_officers o
       WHERE o.document_number = t.document_number AND o.slot = t.slot AND t.entity_id = c.id
-        AND (${described.map((x) => `o.${x}`).join(', ')}) IS NOT DISTINCT FROM (${described.map((x) => `t.${x}`).join(', ')}))`);
+        AND (${described.map((x) => `o.${x}`).join(', ')})
+            IS NOT DISTINCT FROM (${described.map((x) => `t.${x}`).join(', ')}))`);
   const officers = await client.query(`
     INSERT INTO ${s}.officers (${cols(OFFICER_COLUMNS)})
     SELECT c.id, ${officerCols.map((c) => `o.${c}`).join(', ')}
@@ -143,7 +146,8 @@ export async function applyCorporateChanges(client: pg.PoolClient, s: Schema): P
 /** Applies `chg_events` to schema `s`. */
 export async function applyEventChanges(client: pg.PoolClient, s: Schema): Promise<ChangeCounts> {
   await client.query(
-    `DELETE FROM chg_events a USING chg_events b WHERE a.document_number = b.document_number AND a.sequence = b.sequence AND a.ord < b.ord`,
+    `DELETE FROM chg_events a USING chg_events b
+     WHERE a.document_number = b.document_number AND a.sequence = b.sequence AND a.ord < b.ord`,
   );
   const stale = await client.query(`
     DELETE FROM chg_events c USING ${s}.events e
@@ -151,7 +155,8 @@ export async function applyEventChanges(client: pg.PoolClient, s: Schema): Promi
   const written = await upsertCounted(
     client,
     `INSERT INTO ${s}.events (${cols(EVENT_COLUMNS)}) SELECT ${cols(EVENT_COLUMNS)} FROM chg_events
-     ON CONFLICT (document_number, sequence) DO UPDATE SET ${assignments(EVENT_COLUMNS, ['document_number', 'sequence'])}`,
+     ON CONFLICT (document_number, sequence)
+     DO UPDATE SET ${assignments(EVENT_COLUMNS, ['document_number', 'sequence'])}`,
   );
   await refreshEventDerived(client, s);
   return {

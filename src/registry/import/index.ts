@@ -156,7 +156,10 @@ async function applyChanges(
   });
 }
 
-/** Prewarms the freshly loaded dataset (src/db/prewarm.ts). The data is in and recorded by then: a failure is logged, not thrown. */
+/**
+ * Prewarms the freshly loaded dataset (src/db/prewarm.ts). The data is in and recorded by then: a failure is
+ * logged, not thrown.
+ */
 async function warmDataset(pool: pg.Pool, log: (line: string) => void): Promise<void> {
   try {
     await prewarmDataset(pool, log);
@@ -189,7 +192,8 @@ async function vacuumDataset(pool: pg.Pool, log: (line: string) => void): Promis
   try {
     for (const { table, options } of INDEX_ONLY_TABLES) await pool.query(`VACUUM ${options} registry.${table}`);
     log(
-      `dataset: vacuumed ${INDEX_ONLY_TABLES.map((t) => t.table).join(', ')} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      `dataset: vacuumed ${INDEX_ONLY_TABLES.map((t) => t.table).join(', ')} ` +
+        `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
   } catch (err) {
     log(`dataset: vacuum failed (${err instanceof Error ? err.message : String(err)}); the files stand`);
@@ -258,7 +262,8 @@ export async function importFiles(
       } else if (!file.fullLoad) appliedSinceWarm = true;
       for (const r of o.rejects.slice(0, REJECTS_SHOWN)) log(`rejected ${r.file} line ${r.line}: ${r.reason}`);
       log(
-        `${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ${o.skippedOlder} older than stored, ${o.rejected} rejected`,
+        `${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ` +
+          `${o.skippedOlder} older than stored, ${o.rejected} rejected`,
       );
       summaries.push({
         ...base,

@@ -65,7 +65,8 @@ export function createProgress(log: (line: string) => void, opts: { tty?: boolea
       else if (now - lastLog >= everyMs) {
         lastLog = now;
         log(
-          `${label}: ${Math.floor((bytes / total) * 100)}%, ${records} records, ${Math.round(rate())} records/s, ETA ${duration(eta())}`,
+          `${label}: ${Math.floor((bytes / total) * 100)}%, ${records} records, ` +
+            `${Math.round(rate())} records/s, ETA ${duration(eta())}`,
         );
       }
     },

@@ -76,7 +76,8 @@ const corporateUnit: Unit = {
   },
   async dedupe(client) {
     await client.query(
-      `DELETE FROM ${NEXT}.entities a USING ${NEXT}.entities b WHERE a.document_number = b.document_number AND a.id < b.id`,
+      `DELETE FROM ${NEXT}.entities a USING ${NEXT}.entities b
+       WHERE a.document_number = b.document_number AND a.id < b.id`,
     );
     await client.query(
       `DELETE FROM ${NEXT}.officers o WHERE NOT EXISTS (SELECT 1 FROM ${NEXT}.entities e WHERE e.id = o.entity_id)`,
@@ -84,7 +85,8 @@ const corporateUnit: Unit = {
   },
   async carryOver(client, snapshotDate) {
     await client.query(
-      `CREATE TEMP TABLE chg_entities ON COMMIT DROP AS SELECT *, 0 AS ord FROM registry.entities WHERE source_date > $1`,
+      `CREATE TEMP TABLE chg_entities ON COMMIT DROP AS
+       SELECT *, 0 AS ord FROM registry.entities WHERE source_date > $1`,
       [snapshotDate],
     );
     await client.query('UPDATE chg_entities SET id = NULL');
@@ -200,7 +202,8 @@ async function buildTables(
   log: (line: string) => void,
 ): Promise<void> {
   const { rows } = await pool.query<{ relname: string; pages: number }>(
-    `SELECT relname, greatest(relpages, 1) AS pages FROM pg_class WHERE relnamespace = '${NEXT}'::regnamespace AND relname = ANY($1::text[])`,
+    `SELECT relname, greatest(relpages, 1) AS pages
+     FROM pg_class WHERE relnamespace = '${NEXT}'::regnamespace AND relname = ANY($1::text[])`,
     [unit.copied.map((c) => c.table)],
   );
   const pages = new Map(rows.map((r) => [r.relname, Number(r.pages)]));
@@ -226,7 +229,8 @@ async function buildTables(
         run: timed(`derived ${table}`, () =>
           inTransaction(pool, async (c) => {
             await c.query(
-              `SELECT set_config('work_mem', current_setting('maintenance_work_mem'), true), set_config('enable_memoize', 'off', true)`,
+              `SELECT set_config('work_mem', current_setting('maintenance_work_mem'), true),
+                      set_config('enable_memoize', 'off', true)`,
             );
             await createLike(c, table);
             await derived.build(c);

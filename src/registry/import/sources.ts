@@ -163,7 +163,8 @@ export async function discover(paths: readonly string[]): Promise<Discovery> {
       const found = await describe(p);
       if (!found)
         throw new Error(
-          `${p}: not a registry file (expected cordata.zip, corevent.zip, their members, YYYYMMDDc.txt or YYYYMMDDce.txt)`,
+          `${p}: not a registry file ` +
+            '(expected cordata.zip, corevent.zip, their members, YYYYMMDDc.txt or YYYYMMDDce.txt)',
         );
       files.push(found);
     }

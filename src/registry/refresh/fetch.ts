@@ -52,7 +52,8 @@ export async function withRetries<T>(
       if (attempt >= opts.attempts) throw err;
       const wait = opts.retryDelayMs * 2 ** (attempt - 1);
       opts.log(
-        `${what} failed (attempt ${attempt} of ${opts.attempts}): ${(err as Error).message}; retrying in ${Math.round(wait / 1000)} s`,
+        `${what} failed (attempt ${attempt} of ${opts.attempts}): ${(err as Error).message}; ` +
+          `retrying in ${Math.round(wait / 1000)} s`,
       );
       await sleep(wait);
     }

@@ -11,7 +11,8 @@ export const refreshJob: Job = {
   name: 'refresh',
   schedule: '0 5 * * *',
   description:
-    "fetches the registry's new files from REGISTRY_SOURCE and applies them (daily, 05:00 UTC; after a failure retried in 15 min, 30 min, 1 h, ... 4 h)",
+    "fetches the registry's new files from REGISTRY_SOURCE and applies them " +
+    '(daily, 05:00 UTC; after a failure retried in 15 min, 30 min, 1 h, ... 4 h)',
   atStartup: true,
   enabled: (config) => config.registrySource !== null,
   retryDelayMs: refreshRetryDelayMs,

@@ -15,7 +15,10 @@ export function tooManyRejects(stats: ReadStats): string | null {
   if (stats.read > 0 && stats.rejected === stats.read)
     return `every one of its ${stats.read} lines is malformed${example}`;
   if (stats.rejected > REJECTS_TOLERATED && stats.rejected > stats.read * REJECT_SHARE_TOLERATED) {
-    return `${stats.rejected} of its ${stats.read} lines are malformed, more than ${REJECTS_TOLERATED} and more than ${REJECT_SHARE_TOLERATED * 100}%${example}`;
+    return (
+      `${stats.rejected} of its ${stats.read} lines are malformed, ` +
+      `more than ${REJECTS_TOLERATED} and more than ${REJECT_SHARE_TOLERATED * 100}%${example}`
+    );
   }
   return null;
 }

@@ -52,7 +52,9 @@ async function appliedState(pool: pg.Pool): Promise<AppliedState> {
     'SELECT file_name, size_bytes FROM imports',
   );
   const { rows: s } = await pool.query<{ snapshot_date: string | null; newest_daily: string | null }>(
-    `SELECT snapshot_date::text, (SELECT max(file_date)::text FROM imports WHERE kind = 'daily_corporate') AS newest_daily FROM dataset_state`,
+    `SELECT snapshot_date::text,
+            (SELECT max(file_date)::text FROM imports WHERE kind = 'daily_corporate') AS newest_daily
+     FROM dataset_state`,
   );
   return {
     applied: new Set(rows.map((r) => appliedKey(r.file_name, r.size_bytes))),
@@ -212,10 +214,12 @@ async function listSource(source: RegistrySource, opts: FetchOptions): Promise<L
 async function markRefreshed(pool: pg.Pool, at: Date): Promise<void> {
   await pool.query(
     `UPDATE dataset_state SET last_refresh_at = $1, last_refresh_files = coalesce((
-       SELECT json_agg(json_build_object('file', f.file_name, 'kind', f.kind, 'file_date', f.file_date::text) ORDER BY f.id)
+       SELECT json_agg(json_build_object('file', f.file_name, 'kind', f.kind, 'file_date', f.file_date::text)
+                       ORDER BY f.id)
        FROM refresh_files f
        WHERE f.outcome = 'applied'
-         AND f.job_run_id > coalesce((SELECT max(id) FROM job_runs WHERE job = 'refresh' AND status = 'succeeded'), 0)), '[]')`,
+         AND f.job_run_id > coalesce(
+           (SELECT max(id) FROM job_runs WHERE job = 'refresh' AND status = 'succeeded'), 0)), '[]')`,
     [at],
   );
 }
@@ -238,19 +242,22 @@ export async function runRefresh(deps: RefreshDeps): Promise<Record<string, numb
     const plan = planDaily(listed, await appliedState(pool));
     for (const day of plan.skippedDays)
       log(
-        `refresh: no daily file for ${day} (a workday) while later days are there: taken as a day the registry did not publish`,
+        `refresh: no daily file for ${day} (a workday) while later days are there: ` +
+          'taken as a day the registry did not publish',
       );
     const failure = await applyInOrder(deps, source, plan.fetch, plan.heldBack, fetchOpts, totals);
     if (failure) throw new Error(failure);
     if (plan.missingDay) {
       for (const h of plan.heldBack) await record(pool, deps.runId, h.file, { outcome: 'held_back', error: h.reason });
       throw new Error(
-        `no daily file for ${plan.missingDay} (a workday) on the source; ${plan.heldBack.length} later file(s) held back until it appears`,
+        `no daily file for ${plan.missingDay} (a workday) on the source; ` +
+          `${plan.heldBack.length} later file(s) held back until it appears`,
       );
     }
     await markRefreshed(pool, deps.clock.now());
     log(
-      `refresh: ${totals.applied.length} file(s) applied${totals.applied.length ? `: ${totals.applied.join(', ')}` : ''}`,
+      `refresh: ${totals.applied.length} file(s) applied` +
+        `${totals.applied.length ? `: ${totals.applied.join(', ')}` : ''}`,
     );
     return {
       source: source.description,
