@@ -179,7 +179,8 @@ describe('credentials', () => {
     assertEnvelope(a, 401);
     assert.equal(JSON.parse(a.body).error.code, 'unauthorized');
     const same = await raw(
-      `GET /v1/filings/recent HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+      `GET /v1/filings/recent HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+        `Authorization: Bearer ${key}\r\n\r\n`,
     );
     assertEnvelope(same, 401);
   });

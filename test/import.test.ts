@@ -113,7 +113,8 @@ describe('importer', () => {
       name_words: ['OBRIEN', 'SEAN'],
     });
     const [entity] = await q(
-      `SELECT name_norm, name_core, name_words, agent_key FROM registry.entities WHERE document_number = 'P20000000001'`,
+      `SELECT name_norm, name_core, name_words, agent_key FROM registry.entities
+       WHERE document_number = 'P20000000001'`,
     );
     assert.deepEqual(entity, {
       name_norm: 'SUNSHINE HOLDINGS INC',
@@ -132,7 +133,8 @@ describe('importer', () => {
         corporate({ doc: 'L00000000002', name: 'L COMPANY 2 RENAMED LLC', fileDate: '01152020' }),
         Buffer.alloc(900, 0x20), // truncated
         corporate({ doc: 'L26000000002', name: 'BAD DATE LLC', fileDate: '02302026' }),
-        corporate({ doc: 'L26000000001', name: 'NEW VENTURE HOLDINGS LLC', fileDate: '09282026' }), // same day, later line wins
+        // The same day, a later line: it wins.
+        corporate({ doc: 'L26000000001', name: 'NEW VENTURE HOLDINGS LLC', fileDate: '09282026' }),
       ]),
     );
     const dailyLines: string[] = [];
@@ -235,10 +237,11 @@ describe('importer', () => {
     );
   });
 
-  it('swaps a new snapshot in whole, carrying over daily changes newer than it, and readers never see a mix', async () => {
+  it('swaps a new snapshot in whole, carrying over newer daily changes; readers never see a mix', async () => {
     const before = (await q<{ n: number }>('SELECT count(*)::int AS n FROM registry.entities'))[0]!.n;
     const definitions = `
-      SELECT c.relname AS tbl, pg_get_indexdef(x.indexrelid) AS def FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid
+      SELECT c.relname AS tbl, pg_get_indexdef(x.indexrelid) AS def
+      FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid
       WHERE c.relnamespace = 'registry'::regnamespace ORDER BY 1, 2`;
     const indexesBefore = await q(definitions);
     const big = docs(3000, 'M');
@@ -296,7 +299,8 @@ describe('importer', () => {
     assert.deepEqual(await q(definitions), indexesBefore);
     assert.deepEqual(
       await q(
-        `SELECT relname FROM pg_stat_user_tables WHERE schemaname = 'registry' AND last_analyze IS NULL AND relname = ANY($1::text[]) ORDER BY 1`,
+        `SELECT relname FROM pg_stat_user_tables
+         WHERE schemaname = 'registry' AND last_analyze IS NULL AND relname = ANY($1::text[]) ORDER BY 1`,
         [
           [
             'entities',
@@ -323,7 +327,8 @@ describe('importer', () => {
     // of the carried-over rows here: the reader's counts began before those were written.)
     assert.deepEqual(
       await q(
-        `SELECT relpages > 0 AND relallvisible = relpages AS all_visible FROM pg_class WHERE oid = 'registry.entity_postings'::regclass`,
+        `SELECT relpages > 0 AND relallvisible = relpages AS all_visible
+         FROM pg_class WHERE oid = 'registry.entity_postings'::regclass`,
       ),
       [{ all_visible: true }],
     );
@@ -343,7 +348,8 @@ describe('importer', () => {
     ];
     assert.deepEqual(
       await q(
-        `SELECT relname, reloptions FROM pg_class WHERE relnamespace = 'registry'::regnamespace AND relname = ANY($1::text[]) ORDER BY 1`,
+        `SELECT relname, reloptions FROM pg_class
+         WHERE relnamespace = 'registry'::regnamespace AND relname = ANY($1::text[]) ORDER BY 1`,
         [roomy],
       ),
       roomy.map((relname) => ({ relname, reloptions: ['fillfactor=90'] })),
@@ -374,7 +380,7 @@ describe('importer', () => {
     );
   });
 
-  it('shows each registered agent by its most frequent spellings, kept by the difference through daily files with the word keys', async () => {
+  it('shows each agent by its most frequent spellings, moved by daily files through the word keys', async () => {
     // Every group as recounted from the entities themselves (mode() picks the first of equally frequent values).
     const recount = `
       SELECT agent_key, coalesce(agent_zip5, '') AS zip5, mode() WITHIN GROUP (ORDER BY agent_name) AS name,
@@ -384,7 +390,8 @@ describe('importer', () => {
     const shown =
       'SELECT agent_key, zip5, name, city, state, entity_count, name_words FROM registry.agents ORDER BY 1, 2';
     const spellings = `
-      SELECT agent_key, coalesce(agent_zip5, '') AS zip5, agent_name AS name, agent_city AS city, agent_state AS state, agent_words AS words, count(*)::int AS n
+      SELECT agent_key, coalesce(agent_zip5, '') AS zip5, agent_name AS name, agent_city AS city, agent_state AS state,
+        agent_words AS words, count(*)::int AS n
       FROM registry.entities WHERE agent_key IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6`;
     const kept = `SELECT agent_key, zip5, name, city, state, words, n FROM registry.agent_spellings`;
     const agreesWithEntities = async (): Promise<void> => {
@@ -409,9 +416,10 @@ describe('importer', () => {
 
     // Daily files move the stored counts by their difference instead of recounting.
     const countsAgree = async (r: Awaited<ReturnType<typeof importFiles>>): Promise<void> => {
-      const [real] =
-        await q(`SELECT (SELECT count(*)::int FROM registry.entities) AS entities, (SELECT count(*)::int FROM registry.officers) AS officers,
-                                     (SELECT count(*)::int FROM registry.events) AS events, (SELECT count(*)::int FROM registry.agents) AS agents`);
+      const [real] = await q(`SELECT (SELECT count(*)::int FROM registry.entities) AS entities,
+                                     (SELECT count(*)::int FROM registry.officers) AS officers,
+                                     (SELECT count(*)::int FROM registry.events) AS events,
+                                     (SELECT count(*)::int FROM registry.agents) AS agents`);
       const { entities, officers, events, agents } = r.dataset;
       assert.deepEqual(
         { entities: Number(entities), officers: Number(officers), events: Number(events), agents: Number(agents) },
@@ -551,7 +559,8 @@ describe('importer', () => {
     const loaded = async () => ({
       entities: await q(`SELECT to_jsonb(e) - 'id' AS row FROM registry.entities e ORDER BY document_number`),
       officers: await q(
-        `SELECT e.document_number, to_jsonb(o) - 'entity_id' AS row FROM registry.officers o JOIN registry.entities e ON e.id = o.entity_id ORDER BY 1, 2::text`,
+        `SELECT e.document_number, to_jsonb(o) - 'entity_id' AS row
+         FROM registry.officers o JOIN registry.entities e ON e.id = o.entity_id ORDER BY 1, 2::text`,
       ),
     });
     const [inOrder] = (await importFiles(db.pool, [snapshot])).files;
@@ -579,14 +588,15 @@ describe('importer', () => {
     );
     assert.deepEqual(
       await q(
-        `SELECT o.name FROM registry.officers o JOIN registry.entities e ON e.id = o.entity_id WHERE e.document_number = $1`,
+        `SELECT o.name FROM registry.officers o JOIN registry.entities e ON e.id = o.entity_id
+         WHERE e.document_number = $1`,
         [many[7]!.doc],
       ),
       [{ name: 'O\\NEIL, JO' }],
     );
   });
 
-  it('parses an events snapshot on worker threads into the same rows as on one thread, the last of a repeated event kept', async () => {
+  it('parses an events snapshot on workers into the rows of one thread, a repeated event last kept', async () => {
     // 4,000 lines of 664 bytes: the first member is cut into two blocks (2 MB at most), on two workers.
     // Its last line repeats the first event and must win: events have no id, their duplicates are told
     // apart by where COPY wrote them, so blocks are written in order whichever is parsed first (which
@@ -637,7 +647,7 @@ describe('importer', () => {
     ]);
   });
 
-  it('counts a full load by status, type and filing year in every slice, undated entities and no city included', async () => {
+  it('counts a full load by status, type and filing year in every slice, undated and cityless included', async () => {
     const snapshot = await snapshotZip(
       'cordata.zip',
       {
@@ -658,7 +668,8 @@ describe('importer', () => {
     assert.deepEqual(await countsDisagree(db.pool), []);
     assert.deepEqual(
       await q(
-        `SELECT slice, status, entity_type, filing_year, n FROM registry.entity_counts WHERE slice IN ('w:SUN', 'c:TAMPA|w:PALM') ORDER BY 1, 2, 3, 4`,
+        `SELECT slice, status, entity_type, filing_year, n FROM registry.entity_counts
+         WHERE slice IN ('w:SUN', 'c:TAMPA|w:PALM') ORDER BY 1, 2, 3, 4`,
       ),
       [
         { slice: 'c:TAMPA|w:PALM', status: '', entity_type: '', filing_year: 0, n: 2 },
