@@ -1,6 +1,7 @@
 // The running service: database (embedded when no DATABASE_URL), sample data and a demo workspace
 // on first start, the HTTP app, the job scheduler, and a clean stop on SIGINT/SIGTERM.
 import type { PlanSlug } from './accounts/catalog.js';
+import { startOrphanSweeper } from './accounts/orphan-sweeper.js';
 import { resolvePepper } from './accounts/pepper.js';
 import { createWorkspace } from './accounts/workspaces.js';
 import { buildApp, type App } from './api/app.js';
@@ -55,7 +56,7 @@ export async function startServer(
   clock: Clock = systemClock,
 ): Promise<RunningServer> {
   const { log } = out;
-  const db = await openDatabase(config);
+  const db = await openDatabase(config, { instance: true });
   let app: App | null = null;
   try {
     // With a registry source, the refresh (at startup, then daily) loads the real files instead.
@@ -80,6 +81,9 @@ export async function startServer(
           log,
         )
       : null;
+    const sweeper = startOrphanSweeper(db.pool, clock, (err) =>
+      built.http.log.warn({ err }, 'releasing the reservations of dead instances failed'),
+    );
     let stopping: Promise<void> | null = null;
     return {
       app: built,
@@ -89,6 +93,7 @@ export async function startServer(
       stop: () =>
         (stopping ??= (async () => {
           await built.http.close();
+          await sweeper.stop();
           await scheduler?.stop();
           await db.close();
         })()),

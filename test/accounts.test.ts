@@ -16,6 +16,7 @@ import {
 } from '../src/accounts/workspaces.js';
 import { Gate, sweepReservations } from '../src/accounts/gate.js';
 import { cycleJob } from '../src/accounts/jobs.js';
+import { InstanceHolder } from '../src/db/instance.js';
 import { createPool, inTransaction } from '../src/db/pool.js';
 import { runJob } from '../src/jobs/job.js';
 import { defineOperation, type Operation } from '../src/api/operation.js';
@@ -386,6 +387,48 @@ describe('metering', () => {
     await t.app.gate.settle(r.reservation!, false); // a late settle changes nothing
     await t.app.gate.flush();
     assert.equal((await consistent(workspace.id)).monthly_remaining, 50_000);
+  });
+
+  it("the reservations of an instance that died are released at once, a live instance's kept", async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const instances = [4_100_001, 4_100_002].map((n) => ({
+      pool: createPool(t.db.url, 1, 'test', 0, n),
+      holder: new InstanceHolder(t.db.url, n),
+    }));
+    try {
+      const reserved: number[] = [];
+      for (const { pool, holder } of instances) {
+        await holder.start();
+        const gate = new Gate(pool, PEPPER, t.clock, (err) => assert.fail(String(err)));
+        const r = await gate.check({
+          key: key.key,
+          surface: 'rest',
+          reserve: true,
+          leadFeed: false,
+          csv: false,
+          requestId: 'req_x',
+        });
+        assert.equal(r.outcome, 'ok');
+        reserved.push(r.reservation!);
+      }
+      assert.equal((await consistent(workspace.id)).monthly_remaining, 49_998);
+      assert.equal(await sweepReservations(t.db.pool, t.clock.now()), 0); // both alive, both young
+      await instances[0]!.holder.stop(); // the first instance's process is gone, and its session with it
+      assert.equal(await sweepReservations(t.db.pool, t.clock.now()), 1);
+      assert.equal((await consistent(workspace.id)).monthly_remaining, 49_999);
+      const left = await t.db.pool.query('SELECT ledger_id FROM credit_reservations WHERE workspace_id = $1', [
+        workspace.id,
+      ]);
+      assert.deepEqual(
+        left.rows.map((r) => Number(r.ledger_id)),
+        [reserved[1]],
+      );
+    } finally {
+      for (const { pool, holder } of instances) {
+        await holder.stop();
+        await pool.end();
+      }
+    }
   });
 });
 

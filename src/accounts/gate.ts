@@ -51,7 +51,7 @@ interface GateRow {
   retry_after: number | null;
 }
 
-/** Reservations older than this belong to a request that died; the sweeper releases them. */
+/** Reservations older than this belong to a request that will not finish; the sweeper releases them. */
 export const RESERVATION_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** The most requests of one key checked in one transaction. */
@@ -177,11 +177,16 @@ function gateResult(r: GateRow): GateResult {
   };
 }
 
-/** Releases the reservations of requests that never finished (a process that died mid-request). */
+/**
+ * Releases the reservations of requests that will never finish: those of an instance that is gone
+ * (its lock released with its session: a crash, a kill), at once, and any older than the timeout (a
+ * request stuck in a live process, or made by a client that names no instance).
+ */
 export async function sweepReservations(pool: pg.Pool, now: Date): Promise<number> {
   const { rows } = await pool.query<{ n: number }>(
     `SELECT count(*) FILTER (WHERE api_settle(ledger_id, true, $1)) AS n
-     FROM credit_reservations WHERE created_at < $2`,
+     FROM credit_reservations
+     WHERE created_at < $2 OR (holder IS NOT NULL AND NOT reservation_holder_alive(holder))`,
     [now, new Date(now.getTime() - RESERVATION_TIMEOUT_MS)],
   );
   return rows[0]?.n ?? 0;

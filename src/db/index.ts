@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import { startEmbedded } from './embedded.js';
 import { syncPlans } from '../accounts/plans.js';
 import { syncZipCounties } from '../registry/counties.js';
+import { INSTANCE_ID, InstanceHolder } from './instance.js';
 import { migrate } from './migrate.js';
 import { createPool, type Pool } from './pool.js';
 
@@ -26,13 +27,22 @@ export async function prepareDatabase(pool: Pool): Promise<void> {
   await syncZipCounties(pool);
 }
 
-export async function openDatabase(config: Config, opts: { poolSize?: number } = {}): Promise<Database> {
+/**
+ * Opens the service's database. A server (`instance`) names its connections and holds its instance
+ * lock (src/db/instance.ts) so that the reservations of its requests are released as soon as it dies.
+ */
+export async function openDatabase(
+  config: Config,
+  opts: { poolSize?: number; instance?: boolean } = {},
+): Promise<Database> {
   const server = config.databaseUrl ? null : await startEmbedded(config.dataDir, { port: config.embeddedPgPort });
   const url = config.databaseUrl ?? server!.url;
   const size = opts.poolSize ?? config.dbPoolSize;
-  const pool = createPool(url, size);
+  const pool = createPool(url, size, 'registry-lookup', 0, opts.instance ? INSTANCE_ID : null);
+  const holder = opts.instance ? new InstanceHolder(url) : null;
   try {
     await prepareDatabase(pool);
+    await holder?.start();
   } catch (err) {
     await pool.end();
     await server?.stop();
@@ -46,6 +56,7 @@ export async function openDatabase(config: Config, opts: { poolSize?: number } =
     async close() {
       await readPool.end();
       await pool.end();
+      await holder?.stop();
       await server?.stop();
     },
   };

@@ -14,10 +14,12 @@ export function createPool(
   max: number,
   applicationName = 'registry-lookup',
   statementTimeoutMs = 0,
+  /** The server instance its connections act for (src/db/instance.ts). */
+  instance: number | null = null,
 ): pg.Pool {
   // An explicit search_path: the default "$user" would pick a schema named like the login role.
-  // (Word expansion sets its own trigram thresholds, per query: src/search/terms.ts.)
-  const options = `-c search_path=public -c statement_timeout=${Math.trunc(statementTimeoutMs)}`;
+  const named = instance === null ? '' : ` -c registry.instance=${Math.trunc(instance)}`;
+  const options = `-c search_path=public -c statement_timeout=${Math.trunc(statementTimeoutMs)}${named}`;
   const pool = new pg.Pool({ connectionString: url, max, application_name: applicationName, options });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});

@@ -101,9 +101,21 @@ CREATE TABLE credit_reservations (
   workspace_id  text NOT NULL,
   pool          text NOT NULL,
   pack_id       bigint,
-  created_at    timestamptz NOT NULL
+  created_at    timestamptz NOT NULL,
+  -- The server instance whose request holds it, from its connections' setting (null: a client that
+  -- names none). An instance holds an advisory lock while it lives (src/db/instance.ts): once the lock
+  -- is gone, so is every request of that instance, and its reservations are released at once.
+  holder        integer DEFAULT nullif(current_setting('registry.instance', true), '')::integer
 );
 CREATE INDEX credit_reservations_created_idx ON credit_reservations (created_at);
+
+-- Whether the instance `p_holder` is alive: it holds its advisory lock (class 7310010) on this database.
+CREATE FUNCTION reservation_holder_alive(p_holder integer) RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT EXISTS (
+    SELECT 1 FROM pg_locks
+    WHERE locktype = 'advisory' AND granted AND classid = 7310010 AND objsubid = 2 AND objid::bigint = p_holder
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+$$;
 
 -- One row per request (kept 30 days). Never the raw key.
 CREATE TABLE request_logs (

@@ -1,0 +1,29 @@
+// In a running server, the reservations of dead instances are released within seconds: a crashed
+// instance's requests will never settle, and their credits must not stay locked until the minutely
+// sweep job (a trial was refused with 402 while its credits sat in such reservations).
+import type pg from 'pg';
+import type { Clock } from '../clock.js';
+import { sweepReservations } from './gate.js';
+
+/** How often a server looks for reservations of instances that are gone (a query on a tiny table). */
+export const ORPHAN_SWEEP_MS = 5_000;
+
+export function startOrphanSweeper(
+  pool: pg.Pool,
+  clock: Clock,
+  onError: (err: unknown) => void,
+): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  const sweep = (): void => {
+    running = sweepReservations(pool, clock.now()).catch(onError);
+  };
+  sweep();
+  const timer = setInterval(sweep, ORPHAN_SWEEP_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
