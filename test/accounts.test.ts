@@ -392,7 +392,7 @@ describe('metering', () => {
   it("the reservations of an instance that died are released at once, a live instance's kept", async () => {
     const { workspace, key } = await t.workspace('pro');
     const instances = [4_100_001, 4_100_002].map((n) => ({
-      pool: createPool(t.db.url, 1, 'test', 0, n),
+      pool: createPool(t.db.url, 1, { instance: n }),
       holder: new InstanceHolder(t.db.url, n),
     }));
     try {

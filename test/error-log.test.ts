@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
-import { ErrorLog, isDatabaseUnavailable, OUTAGE_REPORT_MS } from '../src/api/error-log.js';
+import { ErrorLog, OUTAGE_REPORT_MS } from '../src/api/error-log.js';
 import { ManualClock } from '../src/clock.js';
-import { createPool } from '../src/db/pool.js';
+import { createPool, isDatabaseUnavailable } from '../src/db/pool.js';
 
 function recordingLogger(): { logger: FastifyBaseLogger; lines: Array<{ level: string; message: string }> } {
   const lines: Array<{ level: string; message: string }> = [];

@@ -3,23 +3,10 @@
 // then one line per interval with the count, until a connection to the database succeeds again.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
+import { isDatabaseUnavailable } from '../db/pool.js';
 
 /** During an outage, a line with the count of failures this often. */
 export const OUTAGE_REPORT_MS = 10_000;
-
-/** PostgreSQL's connection-exception class (08) and its shutdown and starting-up states (57P01-57P03). */
-const UNAVAILABLE_SQLSTATE = /^(08|57P0[123])/;
-/** Node's socket errors and node-postgres's own messages for a connection that is gone or never came. */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
-const UNAVAILABLE_MESSAGE =
-  /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/i;
-
-/** An error saying the database cannot be reached (as opposed to a failed statement). */
-export function isDatabaseUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  if (typeof e?.code === 'string' && (UNAVAILABLE_SQLSTATE.test(e.code) || UNAVAILABLE_CODES.has(e.code))) return true;
-  return typeof e?.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message);
-}
 
 export class ErrorLog {
   private outage: { since: number; failures: number; reported: number } | null = null;

@@ -6,6 +6,7 @@ import { syncZipCounties } from '../registry/counties.js';
 import { INSTANCE_ID, InstanceHolder } from './instance.js';
 import { migrate } from './migrate.js';
 import { createPool, type Pool } from './pool.js';
+import { REPLICA_CONNECT_TIMEOUT_MS, withPrimaryFallback } from './read-pool.js';
 
 export interface Database {
   /** Writes and consistent reads (the primary). */
@@ -38,7 +39,7 @@ export async function openDatabase(
   const server = config.databaseUrl ? null : await startEmbedded(config.dataDir, { port: config.embeddedPgPort });
   const url = config.databaseUrl ?? server!.url;
   const size = opts.poolSize ?? config.dbPoolSize;
-  const pool = createPool(url, size, 'registry-lookup', 0, opts.instance ? INSTANCE_ID : null);
+  const pool = createPool(url, size, { instance: opts.instance ? INSTANCE_ID : null });
   const holder = opts.instance ? new InstanceHolder(url) : null;
   try {
     await prepareDatabase(pool);
@@ -48,13 +49,20 @@ export async function openDatabase(
     await server?.stop();
     throw err;
   }
-  const readPool = createPool(config.readDatabaseUrl ?? url, size, 'registry-lookup-read', config.queryTimeoutMs);
+  const reads = { applicationName: 'registry-lookup-read', statementTimeoutMs: config.queryTimeoutMs };
+  const primaryReads = createPool(url, size, reads);
+  // On a replica, reads fall back to the primary while it does not answer (src/db/read-pool.ts).
+  const replicaReads = config.readDatabaseUrl
+    ? createPool(config.readDatabaseUrl, size, { ...reads, connectTimeoutMs: REPLICA_CONNECT_TIMEOUT_MS })
+    : null;
+  const readPool = replicaReads ? withPrimaryFallback(replicaReads, primaryReads) : primaryReads;
   return {
     pool,
     readPool,
     embedded: server !== null,
     async close() {
-      await readPool.end();
+      await replicaReads?.end();
+      await primaryReads.end();
       await pool.end();
       await holder?.stop();
       await server?.stop();

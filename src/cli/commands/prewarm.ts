@@ -18,7 +18,7 @@ export function registerPrewarm(program: Command): void {
         if (!opts.replica) return prewarmDataset(db.pool, logLine);
         if (!config.readDatabaseUrl) throw new Error('--replica needs READ_DATABASE_URL');
         // Its own connection: the read pool's statement timeout would stop a large table's read.
-        const pool = createPool(config.readDatabaseUrl, 1, 'registry-lookup-prewarm');
+        const pool = createPool(config.readDatabaseUrl, 1, { applicationName: 'registry-lookup-prewarm' });
         try {
           return await prewarmDataset(pool, logLine);
         } finally {
