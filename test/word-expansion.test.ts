@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { trigramCount } from '../src/registry/normalize.js';
-import { editsAllowed, expandWords } from '../src/search/terms.js';
+import { editsAllowed, expandWords } from '../src/search/words/expansion.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 
 let db: TestDatabase;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 import { isoDate, pagination } from '../params.js';
-import { FilingHit, listEnvelope } from '../schemas.js';
+import { FilingHit } from '../../search/shapes.js';
+import { listEnvelope } from '../schemas.js';
 import { listResult, USE_NOTE } from './list.js';
 
 const day = (d: Date): string => d.toISOString().slice(0, 10);

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { datasetStatus, staleSince } from '../../registry/dataset.js';
 import { defineOperation, type Operation } from '../operation.js';
 import { limit, text } from '../params.js';
-import { EntityHit, listEnvelope, singleEnvelope } from '../schemas.js';
+import { EntityHit } from '../../search/shapes.js';
+import { listEnvelope, singleEnvelope } from '../schemas.js';
 import { listResult } from './list.js';
 
 const today = (d: Date): string => d.toISOString().slice(0, 10);
