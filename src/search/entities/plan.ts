@@ -156,20 +156,22 @@ async function typeNameWalk(
   return ((q.offset + q.limit) * (await typeRows)) / Math.max(1, matches) <= TYPE_NAME_WALK_ROWS_MAX;
 }
 
+/** A posting slice as the ranked query holds it, but for its exact tiers (the ranked query's own). */
+export type PostingSlice = Omit<NonNullable<RankedQuery['postings']>, 'exactTiers'>;
+
 /**
  * The ranked postings' slice a relevance query is exactly: a one- or two-character prefix, or a
  * single frequent word with nothing else (weak words aside) that would change similarity. `filtered`:
  * the query has conditions besides its name.
  */
-export function postingSlice(name: NameMatch, q: EntitySearch, filtered: boolean): RankedQuery['postings'] {
+export function postingSlice(name: NameMatch, q: EntitySearch, filtered: boolean): PostingSlice | undefined {
   // With a name, only these filters are read through their own indexes (see filters.ts); a prefix
   // within a city through one that finds exactly its matches (entities_city_core_idx).
   const inCity = q.principal_city !== undefined;
   const indexedFilter =
     inCity && name.kind === 'prefix' ? 'matches' : inCity || q.doc_number_prefix !== undefined ? 'rows' : null;
-  const posted = (slice: string): RankedQuery['postings'] => ({
+  const posted = (slice: string): PostingSlice => ({
     slice,
-    exactTiers: 2,
     filtered,
     indexedFilter,
     ...(filtered ? { filter: postingFilter(q) } : {}),

@@ -46,22 +46,19 @@ export async function relevancePage(
   const formFirst = form ? `(e.name_norm LIKE '% ${form}') DESC, ` : '';
   const word = postings ? null : firstWordTierWord(name, filtered, form, totalWay);
   const filter = filtered ? (s: Sql) => rowFilters(s, q, true).join(' AND ') : undefined;
+  // Exact (the full name first, then without its legal form), then prefix.
+  const exact = [(s: Sql) => `e.name_norm = ${s.p(name.norm)}`, (s: Sql) => `e.name_core = ${s.p(name.core)}`];
   const ranked: RankedQuery = {
     from: 'registry.entities e',
     ref: 'e.id',
     where,
-    // Exact (the full name first, then without its legal form), then prefix.
-    tiers: [
-      (s) => `e.name_norm = ${s.p(name.norm)}`,
-      (s) => `e.name_core = ${s.p(name.core)}`,
-      (s) => `e.name_core LIKE ${s.p(name.core)} || '%'`,
-    ],
+    tiers: [...exact, (s) => `e.name_core LIKE ${s.p(name.core)} || '%'`],
     text: 'e.name_core',
     trgm: 'e.name_trgm',
     query: name.core,
     tiebreak: `${formFirst}e.filing_date DESC NULLS LAST, e.document_number ASC`,
     sql,
-    ...(postings ? { postings } : {}),
+    ...(postings ? { postings: { ...postings, exactTiers: exact.length } } : {}),
     ...(word ? { prefixTier: firstWordTier(pool, ENTITY_FIRST_WORDS, word.word, word.expansions, filter) } : {}),
   };
   const size = await matchSize(pool, ctx, q, name, filtered, total);
