@@ -32,7 +32,7 @@ export const isNamed = (name: NameMatch): name is Named => name.kind === 'prefix
 export const soleTerm = (name: NameMatch): Term | null =>
   name.kind === 'words' && name.terms.length === 1 ? name.terms[0]! : null;
 
-/** The name's term when the name is that word alone: no weak word, no legal form. */
+/** The name's term when its core is that word alone (weak words aside: similarity is taken to the core). */
 export function wordAlone(name: NameMatch): Term | null {
   const term = soleTerm(name);
   return term && name.kind === 'words' && name.core === term.word ? term : null;

@@ -10,10 +10,10 @@ import { CITY_SORT_ALL_DIVISOR, TYPE_NAME_WALK_ROWS_MAX } from '../thresholds.js
 import { splitYears, type CountFilters, type SliceCount } from '../totals/precomputed.js';
 import { addsUp } from '../words/counts.js';
 import type { Term } from '../words/expansion.js';
+import { dateWalkFilter, type YearRows } from './date-walk.js';
 import { countedFilters, postingFilter, type WalkedFilter } from './filters.js';
 import { isNamed, soleTerm, wordAlone, type NameMatch, type Named } from './name.js';
 import type { EntitySearch, Sort } from './query.js';
-import { dateWalkFilter, type YearRows } from './date-walk.js';
 import { listingTotal, slicedCount } from './totals.js';
 
 /** A sort other than relevance. */
