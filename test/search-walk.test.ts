@@ -1,6 +1,6 @@
-// The ways a relevance page is found (ranked.ts): ranking every match, and reading the ranked
-// postings (postings.ts) or walking the trigram-count index with the similarity bound. On a generated
-// registry, every query of every kind, first and later pages, must come out the same every way.
+// The ways a relevance page is found (src/search/ranking/plan.ts): ranking every match, and reading
+// the ranked postings (ranking/postings.ts) or walking the trigram-count index with the similarity
+// bound. On a generated registry, every query of every kind, first and later pages, must come out the same every way.
 // Words in 25 rows count as frequent here, so the common words have postings, and words in 5 rows
 // have counts of their own.
 import assert from 'node:assert/strict';
@@ -11,11 +11,12 @@ import type pg from 'pg';
 import { after, before, describe, it } from 'node:test';
 import { generateDataset } from '../src/registry/generator/index.js';
 import { importFiles } from '../src/registry/import/index.js';
-import { dateWalkFilter } from '../src/search/entities.js';
+import { dateWalkFilter } from '../src/search/entities/date-walk.js';
 import { createSearch, type Search } from '../src/search/index.js';
 import { nameKey, sortedWords, trigramCount } from '../src/registry/normalize.js';
-import { contenders } from '../src/search/ranked.js';
-import { countTerm, expandWords } from '../src/search/terms.js';
+import { contenders } from '../src/search/ranking/trigram-walk.js';
+import { countTerm } from '../src/search/words/counts.js';
+import { expandWords } from '../src/search/words/expansion.js';
 import { countsDisagree } from './support/counts.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 import { corporate, fileOf } from './support/records.js';
@@ -78,7 +79,8 @@ async function entityQueries(): Promise<string[]> {
   );
   // Names that are exactly a frequent word or one or two characters: exact-tier rows ahead of postings.
   const exactOfSlices = await db.pool.query<{ name: string }>(`
-    SELECT name FROM registry.entities WHERE name_core IN (SELECT word FROM registry.entity_words WHERE frequent) OR length(name_core) <= 2
+    SELECT name FROM registry.entities WHERE name_core IN (SELECT word FROM registry.entity_words WHERE frequent)
+      OR length(name_core) <= 2
     ORDER BY document_number LIMIT 4`);
   assert.ok(exactOfSlices.rows.length > 0, 'some names are exactly a frequent word');
   const names = rows.map((r) => r.name);
@@ -103,7 +105,8 @@ describe('ranked postings', () => {
       SELECT slice, coalesce(p.n, 0)::int AS postings, coalesce(c.n, 0)::int AS counted
       FROM (SELECT slice, count(*) AS n FROM registry.entity_postings GROUP BY slice) p
       FULL JOIN (SELECT slice, sum(n) AS n FROM registry.entity_counts
-                 WHERE slice ~ '^p:' OR slice IN (SELECT 'w:' || word FROM registry.entity_words WHERE frequent) GROUP BY slice) c USING (slice)`);
+                 WHERE slice ~ '^p:' OR slice IN (SELECT 'w:' || word FROM registry.entity_words WHERE frequent)
+                 GROUP BY slice) c USING (slice)`);
     assert.ok(
       rows.some((r) => r.slice.startsWith('w:')),
       'some words are frequent',
@@ -116,9 +119,11 @@ describe('ranked postings', () => {
       db.pool.query(`
       SELECT p.* FROM registry.entity_postings p LEFT JOIN registry.entities e ON e.id = p.id
       WHERE e.id IS NULL OR p.document_number <> e.document_number OR p.filed <> coalesce(e.filing_date, '-infinity')
-         OR p.sim <> similarity(e.name_core, substr(p.slice, 3)) OR p.prefix <> (e.name_core LIKE substr(p.slice, 3) || '%')
+         OR p.sim <> similarity(e.name_core, substr(p.slice, 3))
+         OR p.prefix <> (e.name_core LIKE substr(p.slice, 3) || '%')
          OR p.status <> e.status OR p.entity_type <> e.entity_type OR p.city IS DISTINCT FROM upper(e.principal_city)
-         OR NOT (CASE WHEN p.slice LIKE 'w:%' THEN substr(p.slice, 3) = ANY(e.name_words) ELSE e.name_core LIKE substr(p.slice, 3) || '%' END)`);
+         OR NOT (CASE WHEN p.slice LIKE 'w:%' THEN substr(p.slice, 3) = ANY(e.name_words)
+            ELSE e.name_core LIKE substr(p.slice, 3) || '%' END)`);
     assert.deepEqual((await wrong()).rows, []);
     // The full load wrote them in the rank index's order (derived.ts, RANK_ORDER), so that the index
     // build found its input sorted; the postings of entities no daily file changed are where it put them.
@@ -136,12 +141,15 @@ describe('ranked postings', () => {
         WITH real AS (
           SELECT 'c:' || upper(e.principal_city) || '|' || k AS slice, count(DISTINCT e.id)::int AS n
           FROM registry.entities e CROSS JOIN LATERAL (
-            SELECT 'w:' || w FROM unnest(e.name_words) w WHERE w IN (SELECT word FROM registry.entity_words WHERE frequent)
+            SELECT 'w:' || w FROM unnest(e.name_words) w
+              WHERE w IN (SELECT word FROM registry.entity_words WHERE frequent)
             UNION SELECT 'p:' || left(e.name_core, 1) WHERE e.name_core <> ''
             UNION SELECT 'p:' || left(e.name_core, 2) WHERE length(e.name_core) >= 2) AS x(k)
           WHERE e.principal_city IS NOT NULL GROUP BY 1),
-        kept AS (SELECT slice, sum(n)::int AS n FROM registry.entity_counts WHERE slice LIKE 'c:%|%' GROUP BY slice HAVING sum(n) <> 0)
-        SELECT slice, real.n AS real, kept.n AS kept FROM real FULL JOIN kept USING (slice) WHERE real.n IS DISTINCT FROM kept.n`);
+        kept AS (SELECT slice, sum(n)::int AS n FROM registry.entity_counts
+                 WHERE slice LIKE 'c:%|%' GROUP BY slice HAVING sum(n) <> 0)
+        SELECT slice, real.n AS real, kept.n AS kept FROM real FULL JOIN kept USING (slice)
+        WHERE real.n IS DISTINCT FROM kept.n`);
       assert.deepEqual(cities.rows, []);
     };
     await citiesAgree();
@@ -152,14 +160,18 @@ describe('ranked postings', () => {
   });
 });
 
-/** A text's trigram count as pg_trgm gives it, as SQL: what the importer stores beside each name (renames here set it too). */
+/**
+ * A text's trigram count as pg_trgm gives it, as SQL: what the importer stores beside each name
+ * (renames here set it too).
+ */
 const TRGM = (text: string): string => `coalesce(array_length(show_trgm(${text}), 1), 0)`;
 
 describe('trigram counts', () => {
   it('are stored by the importer as pg_trgm counts them, after a full load and daily files', async () => {
     const { rows } = await db.pool.query<{ rows: number; wrong: number }>(`
       SELECT count(*)::int AS rows, count(*) FILTER (WHERE wrong)::int AS wrong FROM (
-        SELECT name_trgm <> ${TRGM('name_core')} OR address_trgm <> ${TRGM('address_norm')} AS wrong FROM registry.entities
+        SELECT name_trgm <> ${TRGM('name_core')} OR address_trgm <> ${TRGM('address_norm')} AS wrong
+        FROM registry.entities
         UNION ALL SELECT name_trgm <> ${TRGM('name_norm')} FROM registry.officers) x`);
     assert.ok(rows[0]!.rows > 3000, `${rows[0]!.rows} rows`);
     assert.equal(rows[0]!.wrong, 0);
@@ -261,27 +273,30 @@ describe('relevance pages: postings and walking agree with ranking every match',
     }
   });
 
-  it('keys of words in a city: the city upper-cased, a bar, each word in order (migration 036, by a loop since 037)', async () => {
+  it('keys of words in a city (registry.city_words): the city upper-cased, a bar, each word in order', async () => {
     const { rows } = await db.pool.query<{ k: string[] }>(
-      `SELECT registry.city_words(c, w) AS k FROM (VALUES ('Tampa', '{PEREZ,PALM,PEREZ}'::text[]), (NULL, '{SUN}'), ('Miami', '{}'), ('Miami', NULL), ('A|B', '{X,NULL}')) v(c, w)`,
+      `SELECT registry.city_words(c, w) AS k FROM (VALUES ('Tampa', '{PEREZ,PALM,PEREZ}'::text[]), (NULL, '{SUN}'),
+       ('Miami', '{}'), ('Miami', NULL), ('A|B', '{X,NULL}')) v(c, w)`,
     );
     assert.deepEqual(
       rows.map((r) => r.k),
       [['TAMPA|PEREZ', 'TAMPA|PALM', 'TAMPA|PEREZ'], ['|SUN'], [], [], ['A|B|X', null]],
     );
-    // Every row's keys as migration 036 defined them, by a query per row.
+    // Every row's keys, against the same keys written by a query over the row's words.
     const { rows: differ } = await db.pool.query(`
       SELECT document_number FROM registry.entities
-      WHERE registry.city_words(principal_city, name_words) IS DISTINCT FROM ARRAY(SELECT upper(coalesce(principal_city, '')) || '|' || w FROM unnest(name_words) w)`);
+      WHERE registry.city_words(principal_city, name_words)
+        IS DISTINCT FROM ARRAY(SELECT upper(coalesce(principal_city, '')) || '|' || w FROM unnest(name_words) w)`);
     assert.deepEqual(differ, []);
   });
 
-  it('a word with a city: the page and total of the plain match, found through the keys of words in cities', async () => {
+  it('a word with a city: the page and total of the plain match, through the keys of words in cities', async () => {
     // A rare word in the largest city and a frequent word in a small city, each found through the index
-    // of its expansions' keys in the city (migration 036), not through the word's rows or the city's.
+    // of its expansions' keys in the city (entities_city_words_idx), not through the word's rows or the city's.
     const large = (
       await db.pool.query<{ c: string; n: number }>(
-        'SELECT upper(principal_city) AS c, count(*)::int AS n FROM registry.entities WHERE principal_city IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1',
+        `SELECT upper(principal_city) AS c, count(*)::int AS n FROM registry.entities WHERE principal_city IS NOT NULL
+         GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`,
       )
     ).rows[0]!;
     const frequent = (
@@ -293,7 +308,8 @@ describe('relevance pages: postings and walking agree with ranking every match',
     const small = (
       await db.pool.query<{ c: string; n: number }>(
         `
-      SELECT upper(principal_city) AS c, count(*)::int AS n FROM registry.entities WHERE principal_city IS NOT NULL GROUP BY 1
+      SELECT upper(principal_city) AS c, count(*)::int AS n FROM registry.entities
+      WHERE principal_city IS NOT NULL GROUP BY 1
       HAVING bool_or(name_words[1] = $1) ORDER BY 2, 1 LIMIT 1`,
         [frequent],
       )
@@ -317,7 +333,8 @@ describe('relevance pages: postings and walking agree with ranking every match',
         `
         SELECT e.document_number, count(*) OVER ()::int AS n FROM registry.entities e
         WHERE e.name_words && $1::text[] AND upper(e.principal_city) = $2
-        ORDER BY (e.name_norm = $3) DESC, (e.name_core = $3) DESC, (e.name_core LIKE $3 || '%') DESC, similarity(e.name_core, $3) DESC,
+        ORDER BY (e.name_norm = $3) DESC, (e.name_core = $3) DESC, (e.name_core LIKE $3 || '%') DESC,
+                 similarity(e.name_core, $3) DESC,
                  e.filing_date DESC NULLS LAST, e.document_number LIMIT 10`,
         [term!.expansions, c.c, word],
       );
@@ -342,7 +359,8 @@ describe('relevance pages: postings and walking agree with ranking every match',
     // A prefix of many rows and a type holding few of them: the postings give up and the matches are ranked whole.
     const { rows } = await db.pool.query<{ p: string; t: string }>(`
       SELECT p, t FROM (
-        SELECT left(name_core, 1) AS p, entity_type AS t, count(*) AS n, sum(count(*)) OVER (PARTITION BY left(name_core, 1)) AS slice
+        SELECT left(name_core, 1) AS p, entity_type AS t, count(*) AS n,
+          sum(count(*)) OVER (PARTITION BY left(name_core, 1)) AS slice
         FROM registry.entities WHERE name_core <> '' GROUP BY 1, 2) x
       WHERE n BETWEEN 5 AND 40 AND slice > 200 ORDER BY 1, 2 LIMIT 4`);
     assert.ok(rows.length > 0, 'the data has such prefixes');
@@ -398,7 +416,8 @@ describe('relevance pages: postings and walking agree with ranking every match',
     );
     const agents = await db.pool.query<{ name: string }>('SELECT name FROM registry.agents ORDER BY id LIMIT 10');
     const streets = await db.pool.query<{ s: string }>(
-      `SELECT principal_addr1 AS s FROM registry.entities WHERE principal_addr1 IS NOT NULL ORDER BY document_number LIMIT 10`,
+      `SELECT principal_addr1 AS s FROM registry.entities WHERE principal_addr1 IS NOT NULL
+       ORDER BY document_number LIMIT 10`,
     );
     const page = { limit: 20, offset: 0 };
     // Frequent officer words (first names, common surnames) are read in trigram order.
@@ -439,7 +458,8 @@ describe('relevance pages: postings and walking agree with ranking every match',
   it('first words alone, some matches: exact tiers and the first-word index first, the rest ranked whole', async () => {
     const { rows } = await db.pool.query<{ word: string }>(
       `SELECT split_part(name_core, ' ', 1) AS word FROM registry.entities e
-       JOIN registry.entity_words w ON w.word = split_part(e.name_core, ' ', 1) AND NOT w.frequent AND length(w.word) >= 4
+       JOIN registry.entity_words w
+         ON w.word = split_part(e.name_core, ' ', 1) AND NOT w.frequent AND length(w.word) >= 4
        GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 24`,
     );
     let tried = 0;
@@ -465,13 +485,15 @@ describe('relevance pages: postings and walking agree with ranking every match',
     assert.ok(tried >= 3, 'first words with several expansions');
   });
 
-  it('first words with filters: totals added up from the counts, the first-word index read with the filters', async () => {
+  it('first words with filters: totals added up from the counts, the first-word index read filtered', async () => {
     const statements: string[] = [];
     const recording = recordingPool(statements);
     const { rows } = await db.pool.query<{ word: string; t: string; y: number }>(
       `SELECT split_part(name_core, ' ', 1) AS word, mode() WITHIN GROUP (ORDER BY entity_type) AS t,
               percentile_disc(0.5) WITHIN GROUP (ORDER BY extract(year FROM filing_date)::int) AS y
-       FROM registry.entities e JOIN registry.entity_words w ON w.word = split_part(e.name_core, ' ', 1) AND NOT w.frequent AND length(w.word) >= 4
+       FROM registry.entities e
+         JOIN registry.entity_words w
+           ON w.word = split_part(e.name_core, ' ', 1) AND NOT w.frequent AND length(w.word) >= 4
        GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 16`,
     );
     let addedUp = 0;
@@ -494,7 +516,8 @@ describe('relevance pages: postings and walking agree with ranking every match',
       for (const extra of filters) {
         const total = (await whole.entities({ name: word, limit: 1, offset: 0, ...extra })).total;
         const recount: pg.QueryResult<{ n: number }> = await db.pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[] AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR entity_type = $3)
+          `SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[]
+           AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR entity_type = $3)
              AND ($4::date IS NULL OR filing_date >= $4) AND ($5::date IS NULL OR filing_date <= $5)`,
           [
             term.expansions,
@@ -533,12 +556,14 @@ describe('relevance pages: postings and walking agree with ranking every match',
   });
 
   it('officer words alone, some matches: exact and prefix tiers first, the rest ranked whole', async () => {
-    // A frequent word, a rarer one that is its own only expansion (both counted from the dictionary), and one with several.
+    // A frequent word, a rarer one that is its own only expansion (both counted from the dictionary),
+    // and one with several.
     const frequent = await db.pool.query<{ word: string; n: number }>(
       'SELECT word, n FROM registry.officer_words WHERE frequent AND length(word) >= 3 ORDER BY n DESC, word LIMIT 1',
     );
     const rare = await db.pool.query<{ word: string; n: number }>(
-      'SELECT word, n FROM registry.officer_words WHERE NOT frequent AND n >= 8 AND length(word) >= 4 ORDER BY n DESC, word LIMIT 40',
+      `SELECT word, n FROM registry.officer_words WHERE NOT frequent AND n >= 8 AND length(word) >= 4
+       ORDER BY n DESC, word LIMIT 40`,
     );
     const expanded = [];
     for (let i = 0; i < rare.rows.length; i += 8)
@@ -574,7 +599,7 @@ describe('relevance pages: postings and walking agree with ranking every match',
     assert.equal((await whole.officers({ name: alone.word, limit: 1, offset: 0 })).total, alone.rows);
   });
 
-  it('matches up to four times the rank-whole limit: walked when the exact tiers fill the page, else ranked whole', async () => {
+  it('up to four times the rank-whole limit: walked if the exact tiers fill the page, else ranked whole', async () => {
     // Names of two words or more that several entities hold, and the same with a letter changed (no exact match).
     const { rows } = await db.pool.query<{ name: string }>(`
       SELECT min(name) AS name FROM registry.entities WHERE name_core LIKE '% %' AND name_core ~ '^[A-Z ]+$'
@@ -614,7 +639,8 @@ describe('sorted listings: walking the sort index agrees with sorting every matc
   it('by city, status, type and dates, first and later pages', async () => {
     const walking = createSearch(db.pool, async () => 1, { sortAllBelow: 0 });
     const { rows } = await db.pool.query<{ c: string; t: string }>(
-      'SELECT principal_city AS c, entity_type AS t FROM registry.entities WHERE principal_city IS NOT NULL GROUP BY 1, 2 ORDER BY count(*) DESC, 1, 2 LIMIT 3',
+      `SELECT principal_city AS c, entity_type AS t FROM registry.entities WHERE principal_city IS NOT NULL
+       GROUP BY 1, 2 ORDER BY count(*) DESC, 1, 2 LIMIT 3`,
     );
     assert.ok(rows.length > 0);
     for (const { c, t } of rows) {
@@ -638,7 +664,8 @@ describe('sorted listings: walking the sort index agrees with sorting every matc
 describe('sorted listings oldest first', () => {
   it('read the undated matches after every dated one, on pages that reach them', async () => {
     const { rows } = await db.pool.query<{ c: string; t: string }>(
-      'SELECT principal_city AS c, entity_type AS t FROM registry.entities WHERE principal_city IS NOT NULL AND filing_date IS NOT NULL GROUP BY 1, 2 ORDER BY count(*) DESC, 1, 2 LIMIT 1',
+      `SELECT principal_city AS c, entity_type AS t FROM registry.entities
+       WHERE principal_city IS NOT NULL AND filing_date IS NOT NULL GROUP BY 1, 2 ORDER BY count(*) DESC, 1, 2 LIMIT 1`,
     );
     const { c, t } = rows[0]!;
     const daily = path.join(dir, '20261122c.txt');
@@ -775,13 +802,15 @@ describe('totals', () => {
     // the rows holding two of them: a row holding that word and another expansion is counted once. Two entities from
     // a daily file hold a made-up one-edit neighbour of a common word, one of them beside the word.
     const { rows: topRows } = await db.pool.query<{ word: string }>(
-      `SELECT word FROM registry.entity_words WHERE NOT frequent AND word ~ '^[A-Z]{5,7}$' ORDER BY n DESC, word LIMIT 1`,
+      `SELECT word FROM registry.entity_words WHERE NOT frequent AND word ~ '^[A-Z]{5,7}$'
+       ORDER BY n DESC, word LIMIT 1`,
     );
     const top = topRows[0]!.word;
     const neighbour = `${top.slice(0, -1)}${top.endsWith('Q') ? 'X' : 'Q'}`;
     // And a word with two expansions that have counts of their own, both in one new name.
     const candidates = await db.pool.query<{ word: string }>(
-      `SELECT word FROM registry.entity_words WHERE counted AND NOT frequent AND word ~ '^[A-Z]{4,7}$' AND word <> $1 ORDER BY n DESC, word LIMIT 60`,
+      `SELECT word FROM registry.entity_words WHERE counted AND NOT frequent AND word ~ '^[A-Z]{4,7}$' AND word <> $1
+       ORDER BY n DESC, word LIMIT 60`,
       [top],
     );
     let both: [string, string] | undefined;
@@ -830,7 +859,8 @@ describe('totals', () => {
     });
     const [pairTerm] = await expandWords(db.pool, 'entity_words', [both[0]]);
     const recount = await db.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM registry.entities WHERE name_words && $1::text[] AND status = 'A' AND filing_date >= '2026-01-01'`,
+      `SELECT count(*)::int AS n FROM registry.entities
+       WHERE name_words && $1::text[] AND status = 'A' AND filing_date >= '2026-01-01'`,
       [pairTerm!.expansions],
     );
     assert.equal(filtered.total, recount.rows[0]!.n);
@@ -867,18 +897,21 @@ describe('totals', () => {
 describe('officer exact tier', () => {
   it('puts an officer named exactly a common word first, before one named it twice', async () => {
     const { rows } = await db.pool.query<{ word: string }>(
-      `SELECT word FROM registry.officer_words WHERE frequent AND length(word) >= 3 AND word < 'Y' ORDER BY n DESC, word LIMIT 1`,
+      `SELECT word FROM registry.officer_words WHERE frequent AND length(word) >= 3 AND word < 'Y'
+       ORDER BY n DESC, word LIMIT 1`,
     );
     const word = rows[0]!.word;
     // Two officers renamed (the last test here: the data is not restored): one named W alone but
     // shown as ZZZZ, so that only its tier puts it before W W (same similarity, name sorts after).
     const two = await db.pool.query<{ document_number: string; slot: number }>(
-      'SELECT document_number, slot FROM registry.officers WHERE NOT ($1 = ANY(name_words)) ORDER BY document_number DESC, slot LIMIT 2',
+      `SELECT document_number, slot FROM registry.officers WHERE NOT ($1 = ANY(name_words))
+       ORDER BY document_number DESC, slot LIMIT 2`,
       [word],
     );
     const rename = (o: { document_number: string; slot: number }, shown: string, norm: string) =>
       db.pool.query(
-        `UPDATE registry.officers SET name = $3, name_norm = $4, name_sorted = $4, name_words = ARRAY[$5], name_trgm = ${TRGM('$4')}
+        `UPDATE registry.officers SET name = $3, name_norm = $4, name_sorted = $4,
+         name_words = ARRAY[$5], name_trgm = ${TRGM('$4')}
          WHERE document_number = $1 AND slot = $2`,
         [o.document_number, o.slot, shown, norm, word],
       );
@@ -895,14 +928,18 @@ describe('officer exact tier', () => {
 
   it('ranks in the prefix tier a name whose first word only begins with the word and holds it later', async () => {
     const { rows } = await db.pool.query<{ word: string; n: number }>(
-      `SELECT word, n FROM registry.officer_words WHERE frequent AND length(word) >= 3 AND word < 'Y' ORDER BY n DESC, word LIMIT 1`,
+      `SELECT word, n FROM registry.officer_words WHERE frequent AND length(word) >= 3 AND word < 'Y'
+       ORDER BY n DESC, word LIMIT 1`,
     );
     const { word } = rows[0]!;
     // A short name (few trigrams) ranks early in the tier; the first word is not the word itself.
     const planted = `${word}Q ${word}`;
     await db.pool.query(
-      `UPDATE registry.officers SET name = $1, name_norm = $1, name_sorted = $1, name_words = ARRAY[$2, $3], name_trgm = ${TRGM('$1')}
-       WHERE (document_number, slot) = (SELECT document_number, slot FROM registry.officers WHERE NOT ($3 = ANY(name_words)) ORDER BY document_number, slot LIMIT 1)`,
+      `UPDATE registry.officers SET name = $1, name_norm = $1, name_sorted = $1,
+       name_words = ARRAY[$2, $3], name_trgm = ${TRGM('$1')}
+       WHERE (document_number, slot) = (SELECT document_number, slot FROM registry.officers
+                                        WHERE NOT ($3 = ANY(name_words))
+                                         ORDER BY document_number, slot LIMIT 1)`,
       [planted, `${word}Q`, word],
     );
     const seen: string[] = [];
@@ -918,9 +955,10 @@ describe('officer exact tier', () => {
     assert.ok(seen.includes(planted), 'the planted name is among the matches');
   });
 
-  it('counts a word of a few expansions exactly from the dictionary and the rows holding two or three of them', async () => {
+  it('counts a word of a few expansions exactly: the dictionary, less the rows holding two or three', async () => {
     const { rows: candidates } = await db.pool.query<{ word: string }>(
-      `SELECT word FROM registry.officer_words WHERE NOT frequent AND length(word) >= 4 ORDER BY n DESC, word LIMIT 200`,
+      `SELECT word FROM registry.officer_words WHERE NOT frequent AND length(word) >= 4
+       ORDER BY n DESC, word LIMIT 200`,
     );
     const terms = [];
     for (let i = 0; i < candidates.length && terms.length < 5; i += 8) {
@@ -938,7 +976,9 @@ describe('officer exact tier', () => {
     for (const [i, words] of planted.entries()) {
       const { rows } = await db.pool.query<{ name_words: string[] }>(
         `UPDATE registry.officers SET name_words = name_words || $1::text[]
-         WHERE (document_number, slot) = (SELECT document_number, slot FROM registry.officers WHERE NOT (name_words && $2::text[]) ORDER BY document_number DESC, slot OFFSET $3 LIMIT 1)
+         WHERE (document_number, slot) = (SELECT document_number, slot FROM registry.officers
+                                          WHERE NOT (name_words && $2::text[])
+                                           ORDER BY document_number DESC, slot OFFSET $3 LIMIT 1)
          RETURNING name_words`,
         [words, t!.expansions, i],
       );
@@ -994,12 +1034,14 @@ describe('officer exact tier', () => {
     // More such names than the walk's first read (64), renamed from the last document number down,
     // so that the index returns them in the reverse of their final order.
     const { rows: targets } = await db.pool.query<{ document_number: string; slot: number }>(
-      `SELECT document_number, slot FROM registry.officers WHERE NOT (name_words && $1::text[]) ORDER BY document_number DESC, slot DESC LIMIT 100`,
+      `SELECT document_number, slot FROM registry.officers WHERE NOT (name_words && $1::text[])
+       ORDER BY document_number DESC, slot DESC LIMIT 100`,
       [words.map((w) => w.word)],
     );
     for (const t of targets) {
       await db.pool.query(
-        `UPDATE registry.officers SET name = $3, name_norm = $3, name_sorted = $4, name_words = $5, name_trgm = ${TRGM('$3')}
+        `UPDATE registry.officers SET name = $3, name_norm = $3, name_sorted = $4,
+         name_words = $5, name_trgm = ${TRGM('$3')}
          WHERE document_number = $1 AND slot = $2`,
         [t.document_number, t.slot, name, sortedWords(name.split(' ')), name.split(' ')],
       );

@@ -1,10 +1,11 @@
-// Word expansion (terms.ts) finds a query word's neighbours through the dictionary's deletion keys
-// (migrations 019 and 038). These tests hold the expansions against a brute-force edit distance scan, and the
-// trigram count the ranking bounds similarity with (normalize.ts) against pg_trgm itself.
+// Word expansion (src/search/words/expansion.ts) finds a query word's neighbours through the
+// dictionary's deletion keys (entity_word_keys and the like, registry.word_deletes). These tests hold
+// the expansions against a brute-force edit distance scan, and the trigram count the ranking bounds
+// similarity with (src/registry/normalize.ts) against pg_trgm itself.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { trigramCount } from '../src/registry/normalize.js';
-import { editsAllowed, expandWords } from '../src/search/terms.js';
+import { editsAllowed, expandWords } from '../src/search/words/expansion.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 
 let db: TestDatabase;
@@ -41,8 +42,10 @@ function mistype(word: string, edits: number, random: () => number): string {
 /** Adds words to the entity dictionary, with their deletion keys (as a daily file's new words arrive). */
 async function addWords(dictionary: readonly string[]): Promise<void> {
   await db.pool.query(
-    `WITH added AS (INSERT INTO registry.entity_words (word, n) SELECT w, 1 FROM unnest($1::text[]) w ON CONFLICT DO NOTHING RETURNING word)
-     INSERT INTO registry.entity_word_keys (key, word) SELECT k, word FROM added, unnest(registry.word_keys(word)) AS k`,
+    `WITH added AS (INSERT INTO registry.entity_words (word, n) SELECT w, 1 FROM unnest($1::text[]) w
+                    ON CONFLICT DO NOTHING RETURNING word)
+     INSERT INTO registry.entity_word_keys (key, word)
+     SELECT k, word FROM added, unnest(registry.word_keys(word)) AS k`,
     [dictionary],
   );
 }
@@ -109,7 +112,7 @@ describe('word expansion', () => {
     );
   });
 
-  it('expands to exactly the dictionary words within the allowed edits, words of both edit classes in one query', async () => {
+  it('expands to exactly the dictionary words within the allowed edits, both edit classes in one query', async () => {
     const random = rng(3);
     const base = words(400, random);
     // The dictionary: the words and a few misspellings of each, so that every query has neighbours.

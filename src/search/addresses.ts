@@ -1,23 +1,17 @@
 // Address search: one row per (principal address, entity). A ZIP5 or ZIP+4 is an equality match
 // on the postal code, listed by address; anything else matches the normalized address (street and
-// city) by words and ranks like names (ranked.ts).
+// city) by words and ranks like names (src/search/ranking).
 import type pg from 'pg';
-import type { SearchContext } from './context.js';
 import { addressKey } from '../registry/normalize.js';
+import { addressesKey } from './cache-keys.js';
+import type { SearchContext } from './context.js';
 import type { Page, PageRequest } from './paging.js';
-import { countRows, Total } from './counts.js';
-import { rankedPage } from './ranked.js';
+import { rankedPage } from './ranking/plan.js';
+import type { AddressHit } from './shapes.js';
 import { Sql } from './sql.js';
-import { countTerm, expandWords, matchBound, termsMatch } from './terms.js';
-
-export interface AddressHit {
-  address: string;
-  city: string;
-  state: string;
-  zip: string;
-  document_number: string;
-  entity_name: string;
-}
+import { countRows, Total } from './totals/total.js';
+import { countTerm } from './words/counts.js';
+import { expandWords, matchBound, termsMatch } from './words/expansion.js';
 
 const ZIP = /^(\d{5})(?:-(\d{4}))?$/;
 
@@ -46,7 +40,7 @@ export async function searchAddresses(
     ? `e.principal_zip5 = ${sql.p(zip[1])}${zip[2] ? ` AND e.principal_zip4 = ${sql.p(zip[2])}` : ''}`
     : termsMatch(sql, 'e.address_words', terms);
   const params = [...sql.params];
-  const cacheKey = JSON.stringify(['addresses', ctx.version, zip ? zip[0] : terms.map((t) => t.expansions)]);
+  const cacheKey = addressesKey(ctx.version, zip ? zip[0] : null, terms);
   const fromDictionary = terms.length === 1 && terms[0]!.frequent;
   const counted = new Total(
     ctx.counts,
@@ -62,7 +56,8 @@ export async function searchAddresses(
     const [total, { rows }] = await Promise.all([
       counted.get(),
       pool.query<{ id: number }>(
-        `SELECT e.id FROM registry.entities e WHERE ${where} ORDER BY e.address_norm ASC NULLS LAST, e.document_number ASC
+        `SELECT e.id FROM registry.entities e WHERE ${where}
+         ORDER BY e.address_norm ASC NULLS LAST, e.document_number ASC
          OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
         [...params, q.offset, q.limit],
       ),

@@ -1,14 +1,13 @@
 // What a search needs besides its pool: the dataset version (cache keys) and the caches.
-import type { ResultCache } from './counts.js';
-
-export type FacetCounts = Record<string, Array<{ value: string; count: number }>>;
+import type { FacetCounts } from './shapes.js';
+import type { ResultCache } from './totals/cache.js';
 
 export interface SearchContext {
   readonly version: number;
   readonly counts: ResultCache<number>;
   readonly facets: ResultCache<FacetCounts | undefined>;
-  /** Relevance pages of fewer matches than this are ranked whole rather than walked (see ranked.ts). */
+  /** Relevance pages of fewer matches than this are ranked whole rather than walked (RANK_WHOLE_BELOW). */
   readonly rankWholeBelow: number;
-  /** Sorted listings of fewer matches than this sort them all rather than walk the sort's index (entities.ts). */
+  /** Sorted listings of fewer matches than this sort them all rather than walk the sort's index (SORT_ALL_BELOW). */
   readonly sortAllBelow: number;
 }

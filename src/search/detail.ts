@@ -2,8 +2,8 @@
 // agent, and its most recent filings.
 import type pg from 'pg';
 import { ENTITY_TYPES } from '../registry/layout.js';
-
-export const RECENT_FILINGS = 50;
+import type { Address, EntityDetail } from './shapes.js';
+import { RECENT_FILINGS } from './thresholds.js';
 
 interface Row {
   document_number: string;
@@ -47,9 +47,12 @@ interface Row {
 }
 
 const US_STATES = new Set(
-  'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR VI GU AS MP'.split(
-    ' ',
-  ),
+  [
+    'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH',
+    'OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR VI GU AS MP',
+  ]
+    .join(' ')
+    .split(' '),
 );
 
 /** A ZIP shown as ZIP5 or ZIP+4 when it reads as one, else as the registry wrote it. */
@@ -60,40 +63,38 @@ const postalCode = (zip5: string | null, zip4: string | null, raw: string | null
 const agentZip = (raw: string | null): string | null =>
   raw && /^\d{9}$/.test(raw) ? `${raw.slice(0, 5)}-${raw.slice(5)}` : raw;
 
-function address(a: {
-  line1: string | null;
-  line2: string | null;
-  city: string | null;
-  state: string | null;
-  postal_code: string | null;
-  country: string | null;
-}) {
+function address(a: Address): Address | null {
   if (!a.line1 && !a.line2 && !a.city && !a.state && !a.postal_code) return null;
-  // decisions.md: a blank country is the US where the state is a US state.
+  // docs/contract.md, "Addresses": a blank country is the US where the state is a US state.
   const country = a.country ?? (a.state && US_STATES.has(a.state) ? 'US' : null);
   return { ...a, country };
 }
 
-export async function entityDetail(pool: pg.Pool, documentNumber: string) {
+export async function entityDetail(pool: pg.Pool, documentNumber: string): Promise<EntityDetail | null> {
   // Named: the most frequent query, parsed and planned once per connection.
   const { rows } = await pool.query<Row>({
     name: 'entity_detail',
     text: `SELECT e.document_number, e.name, e.status, e.entity_type, e.filing_date::text, e.fei, e.state_of_formation,
-            e.principal_addr1 AS p_addr1, e.principal_addr2 AS p_addr2, e.principal_city AS p_city, e.principal_state AS p_state,
-            e.principal_zip5 AS p_zip5, e.principal_zip4 AS p_zip4, e.principal_zip AS p_zip, e.principal_country AS p_country,
-            e.mailing_addr1 AS m_addr1, e.mailing_addr2 AS m_addr2, e.mailing_city AS m_city, e.mailing_state AS m_state,
-            e.mailing_zip AS m_zip, e.mailing_country AS m_country, e.annual_reports,
+            e.principal_addr1 AS p_addr1, e.principal_addr2 AS p_addr2, e.principal_city AS p_city,
+            e.principal_state AS p_state, e.principal_zip5 AS p_zip5, e.principal_zip4 AS p_zip4,
+            e.principal_zip AS p_zip, e.principal_country AS p_country,
+            e.mailing_addr1 AS m_addr1, e.mailing_addr2 AS m_addr2, e.mailing_city AS m_city,
+            e.mailing_state AS m_state, e.mailing_zip AS m_zip, e.mailing_country AS m_country, e.annual_reports,
             e.agent_name, e.agent_addr, e.agent_city, e.agent_state, e.agent_zip,
             (SELECT x.label FROM registry.inactivations x WHERE x.document_number = e.document_number) AS inactivation,
-            coalesce((SELECT json_agg(json_build_object('slot', o.slot, 'title', o.title, 'name', o.name) ORDER BY o.slot)
+            coalesce((SELECT json_agg(json_build_object('slot', o.slot, 'title', o.title, 'name', o.name)
+                                      ORDER BY o.slot)
                       FROM registry.officers o WHERE o.document_number = e.document_number), '[]') AS officers,
             coalesce((SELECT json_agg(f ORDER BY f.event_date DESC NULLS LAST, f.seq DESC) FROM (
                         SELECT ev.filing_type AS event_type, ev.filed_date::text AS event_date, ev.document_number,
                                ev.description, ev.sequence AS seq
                         FROM registry.events ev WHERE ev.document_number = e.document_number
-                        ORDER BY ev.filed_date DESC NULLS LAST, ev.sequence DESC LIMIT ${RECENT_FILINGS + 1}) f), '[]') AS filings,
-            (SELECT max(ev.filed_date)::text FROM registry.events ev WHERE ev.document_number = e.document_number) AS last_event_date,
-            (SELECT to_char(last_import_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') FROM dataset_state) AS last_import_at
+                        ORDER BY ev.filed_date DESC NULLS LAST, ev.sequence DESC LIMIT ${RECENT_FILINGS + 1}) f),
+                     '[]') AS filings,
+            (SELECT max(ev.filed_date)::text FROM registry.events ev WHERE ev.document_number = e.document_number)
+              AS last_event_date,
+            (SELECT to_char(last_import_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') FROM dataset_state)
+              AS last_import_at
      FROM registry.entities e WHERE e.document_number = $1`,
     values: [documentNumber],
   });

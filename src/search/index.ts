@@ -2,14 +2,17 @@
 // exact totals keyed by dataset version.
 import type pg from 'pg';
 import { searchAddresses } from './addresses.js';
-import type { FacetCounts, SearchContext } from './context.js';
-import { ResultCache } from './counts.js';
+import type { SearchContext } from './context.js';
 import { entityDetail } from './detail.js';
-import { searchEntities, type EntitySearch } from './entities.js';
+import type { EntitySearch } from './entities/query.js';
+import { searchEntities } from './entities/search.js';
 import { filingsBetween, latestFilingDate } from './filings.js';
 import { leadFileRows, searchLeads, type LeadQuery } from './leads.js';
 import type { PageRequest } from './paging.js';
 import { searchAgents, searchOfficers } from './people.js';
+import type { FacetCounts } from './shapes.js';
+import { CACHED_FACETS, RANK_WHOLE_BELOW, SORT_ALL_BELOW } from './thresholds.js';
+import { ResultCache } from './totals/cache.js';
 
 /** `rankWholeBelow`, `sortAllBelow`: tests set 0 to drive every relevance page, or sorted listing, through its walk. */
 export function createSearch(
@@ -18,13 +21,13 @@ export function createSearch(
   opts: { rankWholeBelow?: number; sortAllBelow?: number } = {},
 ) {
   const counts = new ResultCache<number>();
-  const facets = new ResultCache<FacetCounts | undefined>(2_000);
+  const facets = new ResultCache<FacetCounts | undefined>(CACHED_FACETS);
   const context = async (): Promise<SearchContext> => ({
     version: await datasetVersion(),
     counts,
     facets,
-    rankWholeBelow: opts.rankWholeBelow ?? 25_000,
-    sortAllBelow: opts.sortAllBelow ?? 50_000,
+    rankWholeBelow: opts.rankWholeBelow ?? RANK_WHOLE_BELOW,
+    sortAllBelow: opts.sortAllBelow ?? SORT_ALL_BELOW,
   });
   return {
     entities: async (q: EntitySearch) => searchEntities(pool, await context(), q),

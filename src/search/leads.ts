@@ -1,18 +1,9 @@
 // The new-business lead feed: formations with the county of their principal ZIP, newest first.
 import type pg from 'pg';
 import { pageQuery, toPage, type Page, type PageRequest } from './paging.js';
+import { LeadFileRow, type LeadHit } from './shapes.js';
 import { Sql } from './sql.js';
-
-export interface LeadHit {
-  document_number: string;
-  entity_name: string;
-  entity_type: string;
-  filing_date: string;
-  city: string;
-  state: string;
-  zip: string;
-  county: string | null;
-}
+import { statusLabelSql } from './status.js';
 
 export interface LeadQuery extends PageRequest {
   /** A canonical county name (see registry/counties.ts). */
@@ -46,44 +37,18 @@ export async function searchLeads(pool: pg.Pool, q: LeadQuery): Promise<Page<Lea
   return toPage<LeadHit>(rows[0]);
 }
 
-export interface LeadFileRow {
-  document_number: string;
-  entity_name: string;
-  entity_type: string;
-  status: string;
-  filing_date: string;
-  county: string | null;
-  fei_ein: string | null;
-  principal_address1: string | null;
-  principal_address2: string | null;
-  principal_city: string | null;
-  principal_state: string;
-  principal_zip: string | null;
-  mailing_address1: string | null;
-  mailing_address2: string | null;
-  mailing_city: string | null;
-  mailing_state: string | null;
-  mailing_zip: string | null;
-  registered_agent_name: string | null;
-  registered_agent_address: string | null;
-  registered_agent_city: string | null;
-  registered_agent_state: string | null;
-  registered_agent_zip: string | null;
-  /** `TITLE: NAME` per officer, in slot order, joined by `; ` (never an address). */
-  officers: string;
-}
-
 /** Every formation filed on `date`, enriched: the lead feed's daily file. */
 export async function leadFileRows(pool: pg.Pool, date: string): Promise<LeadFileRow[]> {
   const { rows } = await pool.query<LeadFileRow>(
     `SELECT e.document_number, e.name AS entity_name, e.entity_type,
-            CASE e.status WHEN 'A' THEN 'active' WHEN 'I' THEN 'inactive' ELSE lower(e.status) END AS status,
+            ${statusLabelSql('e.status')} AS status,
             e.filing_date::text AS filing_date, z.county, e.fei AS fei_ein,
             e.principal_addr1 AS principal_address1, e.principal_addr2 AS principal_address2, e.principal_city,
             coalesce(e.principal_state, 'FL') AS principal_state, e.principal_zip5 AS principal_zip,
             e.mailing_addr1 AS mailing_address1, e.mailing_addr2 AS mailing_address2, e.mailing_city, e.mailing_state,
             e.mailing_zip, e.agent_name AS registered_agent_name, e.agent_addr AS registered_agent_address,
-            e.agent_city AS registered_agent_city, e.agent_state AS registered_agent_state, e.agent_zip AS registered_agent_zip,
+            e.agent_city AS registered_agent_city, e.agent_state AS registered_agent_state,
+            e.agent_zip AS registered_agent_zip,
             coalesce((SELECT string_agg(concat_ws(': ', nullif(o.title, ''), o.name), '; ' ORDER BY o.slot)
                       FROM registry.officers o WHERE o.document_number = e.document_number), '') AS officers
      FROM registry.entities e LEFT JOIN zip_counties z ON z.zip5 = e.principal_zip5
@@ -94,28 +59,5 @@ export async function leadFileRows(pool: pg.Pool, date: string): Promise<LeadFil
   return rows;
 }
 
-export const LEAD_FILE_COLUMNS: ReadonlyArray<keyof LeadFileRow> = [
-  'document_number',
-  'entity_name',
-  'entity_type',
-  'status',
-  'filing_date',
-  'county',
-  'fei_ein',
-  'principal_address1',
-  'principal_address2',
-  'principal_city',
-  'principal_state',
-  'principal_zip',
-  'mailing_address1',
-  'mailing_address2',
-  'mailing_city',
-  'mailing_state',
-  'mailing_zip',
-  'registered_agent_name',
-  'registered_agent_address',
-  'registered_agent_city',
-  'registered_agent_state',
-  'registered_agent_zip',
-  'officers',
-];
+/** The daily file's columns, in the order of LeadFileRow's keys. */
+export const LEAD_FILE_COLUMNS = LeadFileRow.keyof().options;

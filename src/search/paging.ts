@@ -24,7 +24,8 @@ export function pageQuery(
 ): string {
   return `
     WITH m AS MATERIALIZED (${matches}),
-    page AS (SELECT *, row_number() OVER (ORDER BY ${order}) AS pos FROM m ORDER BY pos LIMIT ${limitParam} OFFSET ${offsetParam})
+    page AS (SELECT *, row_number() OVER (ORDER BY ${order}) AS pos FROM m
+             ORDER BY pos LIMIT ${limitParam} OFFSET ${offsetParam})
     SELECT (SELECT count(*) FROM m) AS total,
            coalesce((SELECT json_agg(h ORDER BY h.pos) FROM (SELECT page.pos, ${hit} FROM page) h), '[]') AS hits
            ${extra ? `, ${extra}` : ''}`;

@@ -1,31 +1,22 @@
 // Officer search (one row per officer slot and entity) and registered-agent search (one row per
 // agent: normalized name and ZIP5, with the number of entities it serves). Both rank like entity
-// names (ranked.ts): exact (either word order), prefix, then trigram similarity (which ignores
+// names (src/search/ranking): exact (either word order), prefix, then trigram similarity (which ignores
 // word order).
 import type pg from 'pg';
-import type { SearchContext } from './context.js';
-import { nameKey, personKey, sortedWords } from '../registry/normalize.js';
-import type { Page, PageRequest } from './paging.js';
-import { countRows, Total } from './counts.js';
-import { firstWordTier, rankedPage, type FirstWordIndex, type RankedQuery } from './ranked.js';
-import { Sql } from './sql.js';
-import { countTerm, expandWords, matchBound, termsMatch, type Term } from './terms.js';
 import type { Dictionary } from '../registry/dictionaries.js';
-
-export interface OfficerHit {
-  officer_name: string;
-  title_code: string;
-  document_number: string;
-  entity_name: string;
-}
-
-export interface AgentHit {
-  agent_name: string;
-  linked_entity_count: number;
-  city: string;
-  state: string;
-  zip: string;
-}
+import { nameKey, personKey, sortedWords } from '../registry/normalize.js';
+import { namesKey } from './cache-keys.js';
+import type { SearchContext } from './context.js';
+import type { Page, PageRequest } from './paging.js';
+import { firstWordTier } from './ranking/first-word-tier.js';
+import { rankedPage } from './ranking/plan.js';
+import type { FirstWordIndex, RankedQuery } from './ranking/query.js';
+import type { AgentHit, OfficerHit } from './shapes.js';
+import { Sql } from './sql.js';
+import { PREFIX_QUERY_MAX_LENGTH } from './thresholds.js';
+import { countRows, Total } from './totals/total.js';
+import { countTerm } from './words/counts.js';
+import { expandWords, matchBound, termsMatch, type Term } from './words/expansion.js';
 
 /** An agent's words: a company's without its weak words, else a person's. */
 export function agentWords(input: string): string[] {
@@ -43,14 +34,14 @@ interface PersonQuery {
   readonly trgm: string;
   readonly dictionary: Dictionary;
   readonly tiebreak: string;
-  /** An index on (trgm, tiebreak) serves single frequent words in final order (ranked.ts). */
+  /** An index on (trgm, tiebreak) serves single frequent words in final order (RankedQuery.trigramOrder). */
   readonly trigramOrdered: boolean;
   /**
    * `norm` holds every word of the name (no weak words dropped): a one-word query's exact tier is
    * then `norm` equal to the word, which the norm index answers (`sorted` has no index).
    */
   readonly normHoldsEveryWord: boolean;
-  /** The first-word index the prefix tier of a word alone is read through (see ranked.ts). */
+  /** The first-word index the prefix tier of a word alone is read through (first-word-tier.ts). */
   readonly firstWords?: FirstWordIndex;
 }
 
@@ -68,7 +59,8 @@ async function nameCondition(
   words: string[],
   norm: string,
 ): Promise<{ where: string; terms: Term[] }> {
-  if (norm.length > 0 && norm.length <= 2) return { where: `${k.norm} LIKE ${sql.p(norm)} || '%'`, terms: [] };
+  if (norm.length > 0 && norm.length <= PREFIX_QUERY_MAX_LENGTH)
+    return { where: `${k.norm} LIKE ${sql.p(norm)} || '%'`, terms: [] };
   const terms = await expandWords(pool, k.dictionary, words);
   return { where: termsMatch(sql, k.words, terms), terms };
 }
@@ -109,7 +101,7 @@ async function searchNames(
   const only = terms.length === 1 && !q.extra ? terms[0]! : null;
   const exactFromDictionary =
     only !== null && (only.frequent || (only.expansions.length === 1 && only.expansions[0] === only.word));
-  const key = JSON.stringify([k.from, ctx.version, q.norm, terms.map((t) => t.expansions), q.extra?.key]);
+  const key = namesKey(k.from, ctx.version, q.norm, terms, q.extra?.key);
   const counted = new Total(
     ctx.counts,
     key,
@@ -124,7 +116,8 @@ async function searchNames(
     const [total, { rows }] = await Promise.all([
       counted.get(),
       pool.query<{ ref: number }>(
-        `SELECT ${k.ref} AS ref FROM ${k.from} WHERE ${condition} ORDER BY ${defaultOrder} OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
+        `SELECT ${k.ref} AS ref FROM ${k.from} WHERE ${condition} ORDER BY ${defaultOrder}
+         OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
         [...params, q.offset, q.limit],
       ),
     ]);
@@ -165,7 +158,7 @@ const OFFICERS: PersonQuery = {
   tiebreak: 'o.name ASC, o.document_number ASC, o.slot ASC',
   trigramOrdered: true,
   normHoldsEveryWord: true,
-  // Migration 026.
+  // officers_first_word_order_idx.
   firstWords: {
     from: 'registry.officers o',
     ref: '(o.entity_id * 8 + o.slot)',

@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { FACETS, SORTS, STATUS_VALUES, type EntitySearch } from '../../search/entities.js';
+import { FACETS, SORTS } from '../../search/entities/query.js';
+import { EntityDetail, EntityHit } from '../../search/shapes.js';
+import { STATUS_VALUES } from '../../search/status.js';
 import { ApiError } from '../errors.js';
 import { defineOperation } from '../operation.js';
 import { documentNumber, entityTypeCode, isoDate, multi, oneOf, pagination, text, twoLetters } from '../params.js';
-import { EntityDetail, EntityHit, listEnvelope, singleEnvelope } from '../schemas.js';
+import { listEnvelope, singleEnvelope } from '../schemas.js';
 import { listResult, USE_NOTE } from './list.js';
 
 const entitySearchParams = z.strictObject({
@@ -67,7 +69,7 @@ export const searchEntities = defineOperation({
   metered: true,
   errors: [400],
   async handle(p, ctx) {
-    const page = await ctx.services.search.entities(p as EntitySearch);
+    const page = await ctx.services.search.entities(p);
     const result = listResult(page, p);
     return page.facets ? { ...result, facets: page.facets } : result;
   },

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { addDays, isoDay } from '../../clock.js';
 import { defineOperation } from '../operation.js';
 import { isoDate, pagination } from '../params.js';
-import { FilingHit, listEnvelope } from '../schemas.js';
+import { FilingHit } from '../../search/shapes.js';
+import { listEnvelope } from '../schemas.js';
 import { listResult, USE_NOTE } from './list.js';
 
 export const listDailyFilings = defineOperation({

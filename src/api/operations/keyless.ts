@@ -6,7 +6,8 @@ import { datasetStatus, staleSince } from '../../registry/dataset.js';
 import { KEYLESS_PER_MINUTE, PUBLIC_SEARCH_PER_MINUTE } from '../../limits/index.js';
 import { defineOperation, type Operation } from '../operation.js';
 import { limit, text } from '../params.js';
-import { EntityHit, listEnvelope, singleEnvelope } from '../schemas.js';
+import { EntityHit } from '../../search/shapes.js';
+import { listEnvelope, singleEnvelope } from '../schemas.js';
 import { listResult } from './list.js';
 
 export const sample = defineOperation({

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { canonicalCounty } from '../../registry/counties.js';
 import { LEAD_FILE_COLUMNS } from '../../search/leads.js';
+import { LeadFileRow, LeadHit } from '../../search/shapes.js';
 import { toCsv } from '../csv.js';
 import { defineOperation } from '../operation.js';
 import { entityTypeCode, isoDate, pagination, text } from '../params.js';
-import { LeadFileRow, LeadHit, listEnvelope } from '../schemas.js';
+import { listEnvelope } from '../schemas.js';
 import { listResult, USE_NOTE } from './list.js';
 
 export const county = z
@@ -72,7 +73,7 @@ export const newBusinessesDailyFile = defineOperation({
       file: {
         filename: `new-businesses-${p.date}.csv`,
         contentType: 'text/csv; charset=utf-8',
-        body: toCsv(LEAD_FILE_COLUMNS, rows as unknown as Array<Record<string, unknown>>),
+        body: toCsv(LEAD_FILE_COLUMNS, rows),
       },
     };
   },

@@ -1,16 +1,15 @@
 // Relevance pages of a single frequent word or a one- or two-character prefix, read from the ranked
-// postings (migration 013) instead of ranking their hundreds of thousands of matches: the exact
-// tiers first (a handful of rows, ranked as usual), then the slice's postings in their stored order,
-// which is the order the ranking would give them (prefix tier, similarity, filing date, number).
-// Postings are read off their rank index, which holds each one's entity and the columns filters ask
-// about (status, type, filing date): skipping 10,000 of them for a deep page, or passing over those
-// a filter rejects, reads index pages only.
+// postings (registry.entity_postings) instead of ranking their hundreds of thousands of matches: the
+// exact tiers first (a handful of rows, ranked as usual), then the slice's postings in their stored
+// order, which is the order the ranking would give them (prefix tier, similarity, filing date,
+// number). Postings are read off their rank index (entity_postings_rank_idx), which holds each one's
+// entity and the columns filters ask about (status, type, filing date, city): skipping 10,000 of them
+// for a deep page, or passing over those a filter rejects, reads index pages only.
 import type pg from 'pg';
-import type { RankedQuery } from './ranked.js';
-import { Sql } from './sql.js';
-
-/** Postings read by the first step; later steps read four times more (filters may reject many). */
-const FIRST_STEP = 64;
+import { Sql } from '../sql.js';
+import { POSTINGS_FIRST_STEP, STEP_GROWTH } from '../thresholds.js';
+import { ordered } from './order.js';
+import type { RankedQuery } from './query.js';
 
 interface Posting {
   document_number: string;
@@ -30,7 +29,8 @@ async function postingRows(
 ): Promise<Posting[]> {
   const sql = new Sql();
   const { rows } = await pool.query<Posting>(
-    `SELECT document_number, id FROM registry.entity_postings p WHERE slice = ${sql.p(slice)}${filter ? ` AND ${filter(sql)}` : ''}
+    `SELECT document_number, id FROM registry.entity_postings p
+     WHERE slice = ${sql.p(slice)}${filter ? ` AND ${filter(sql)}` : ''}
      ORDER BY prefix DESC, sim DESC, filed DESC, document_number OFFSET ${sql.p(offset)} LIMIT ${sql.p(limit)}`,
     sql.params,
   );
@@ -81,7 +81,11 @@ async function postedRefs(
       .map((r) => r.id);
   }
   const out: number[] = [];
-  for (let offset = 0, step = Math.max(FIRST_STEP, need + skip.size); out.length < need; offset += step, step *= 4) {
+  for (
+    let offset = 0, step = Math.max(POSTINGS_FIRST_STEP, need + skip.size);
+    out.length < need;
+    offset += step, step *= STEP_GROWTH
+  ) {
     if (offset >= maxRead) return null;
     const docs = (await postingRows(pool, slice, offset, step)).map((r) => r.document_number);
     out.push(
@@ -97,19 +101,21 @@ async function postedRefs(
 }
 
 /**
- * The page (offset, limit) of a query that is exactly a posting slice's text (`q.postings`). `exact`
- * gives the refs of the rows in the exact tiers (all of them, ranked), which come first. Null when
- * filters left the page short after `maxRead` postings.
+ * The page (offset, limit) of a query that is exactly a posting slice's text (`q.postings`): the rows
+ * of its exact tiers (all of them, ranked) first, then the postings. Null when filters left the page
+ * short after `maxRead` postings.
  */
 export async function postingPage(
   pool: pg.Pool,
   q: RankedQuery,
-  exact: number[],
   offset: number,
   limit: number,
-  maxRead = Infinity,
+  maxRead: number,
 ): Promise<number[] | null> {
   const need = offset + limit;
+  const sql = q.sql.fork();
+  const exactTiers = q.tiers.slice(0, q.postings!.exactTiers).map((t) => t(sql));
+  const exact = await ordered(pool, q, sql, `${q.where} AND (${exactTiers.join(' OR ')})`, 0, need);
   if (exact.length >= need) return exact.slice(offset, need);
   const rest = await postedRefs(
     pool,

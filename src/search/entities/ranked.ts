@@ -1,0 +1,66 @@
+// A relevance page of an entity query: entity names as a ranked query (tiers, similarity, tiebreak),
+// with the posting slice or first-word tier the planner chose, handed to the ranking.
+import type pg from 'pg';
+import { legalForm } from '../../registry/normalize.js';
+import type { SearchContext } from '../context.js';
+import { firstWordTier } from '../ranking/first-word-tier.js';
+import { rankedPage } from '../ranking/plan.js';
+import type { FirstWordIndex, RankedQuery } from '../ranking/query.js';
+import type { Sql } from '../sql.js';
+import type { Total } from '../totals/total.js';
+import { rowFilters } from './filters.js';
+import type { Named } from './name.js';
+import { firstWordTierWord, postingSlice, type TotalWay } from './plan.js';
+import type { EntitySearch } from './query.js';
+import { matchSize } from './totals.js';
+
+/** Entity names' first-word index (entities_first_word_order_idx), in the order of their relevance tiebreak. */
+const ENTITY_FIRST_WORDS: FirstWordIndex = {
+  from: 'registry.entities e',
+  ref: 'e.id',
+  text: 'e.name_core',
+  words: 'e.name_words',
+  trgm: 'e.name_trgm',
+  order: ['filing_date DESC NULLS LAST', 'document_number'],
+  dictionary: 'entity_words',
+};
+
+/** The refs of the page by relevance over the matches of `where` (`conditions` of them: the name's and filters'). */
+export async function relevancePage(
+  pool: pg.Pool,
+  ctx: SearchContext,
+  sql: Sql,
+  where: string,
+  conditions: number,
+  q: EntitySearch,
+  name: Named,
+  total: Total,
+  totalWay: TotalWay,
+): Promise<number[]> {
+  // The name is one condition; any other is a filter.
+  const filtered = conditions > 1;
+  const postings = postingSlice(name, q, filtered);
+  // The query's legal form decides between rows alike in similarity (names differing in it alone);
+  // the postings' order has no place for it. (A form is one of a few fixed words: safe inline.)
+  const form = postings ? null : legalForm(name.norm);
+  const formFirst = form ? `(e.name_norm LIKE '% ${form}') DESC, ` : '';
+  const word = postings ? null : firstWordTierWord(name, filtered, form, totalWay);
+  const filter = filtered ? (s: Sql) => rowFilters(s, q, true).join(' AND ') : undefined;
+  // Exact (the full name first, then without its legal form), then prefix.
+  const exact = [(s: Sql) => `e.name_norm = ${s.p(name.norm)}`, (s: Sql) => `e.name_core = ${s.p(name.core)}`];
+  const ranked: RankedQuery = {
+    from: 'registry.entities e',
+    ref: 'e.id',
+    where,
+    tiers: [...exact, (s) => `e.name_core LIKE ${s.p(name.core)} || '%'`],
+    text: 'e.name_core',
+    trgm: 'e.name_trgm',
+    query: name.core,
+    tiebreak: `${formFirst}e.filing_date DESC NULLS LAST, e.document_number ASC`,
+    sql,
+    ...(postings ? { postings: { ...postings, exactTiers: exact.length } } : {}),
+    ...(word ? { prefixTier: firstWordTier(pool, ENTITY_FIRST_WORDS, word.word, word.expansions, filter) } : {}),
+  };
+  const size = await matchSize(pool, ctx, q, name, filtered, total);
+  return rankedPage(pool, ctx, ranked, q.offset, q.limit, size);
+}
