@@ -141,6 +141,7 @@ describe('answers outside the routes, in the envelope', () => {
   it('a path that is not UTF-8: 400, the URL not echoed', async () => {
     const a = await raw('GET /v1/entities/%FF%FE HTTP/1.1\r\nHost: x\r\n\r\n');
     assertEnvelope(a, 400);
+    assert.equal(a.headers['x-request-id'], JSON.parse(a.body).error.request_id);
     assert.ok(!a.body.includes('%FF'));
   });
 

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { KEYLESS_PER_MINUTE, openWindow, rateLimitHeaders } from '../limits/index.js';
 import type { ErrorLog } from './error-log.js';
 import { ApiError, internalError } from './errors.js';
 import { newRequestId } from './ids.js';
@@ -42,8 +43,12 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   } else socket.destroy();
 }
 
-/** The router's own refusals: a path that does not decode, a path parameter past the router's length. */
+/**
+ * The router's own refusals: a path that does not decode, a path parameter past the router's length.
+ * They are answered before any hook runs, so the request id and the keyless window are set here.
+ */
 export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('x-request-id', req.id).headers(rateLimitHeaders(openWindow(KEYLESS_PER_MINUTE, Date.now())));
   const message =
     err.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? 'A path segment is too long.'

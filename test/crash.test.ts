@@ -1,0 +1,123 @@
+// A server killed (-9) in the middle of a load: the ledger against what the client received. Nothing
+// unserved is charged, nothing twice, and the dead instance's reservations are released at once (no
+// five-minute wait for the sweeper's age limit).
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sweepReservations } from '../src/accounts/gate.js';
+import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
+import { systemClock } from '../src/clock.js';
+import { projectRoot } from '../src/config/paths.js';
+import { loadFixture } from './support/fixture.js';
+import { testDatabase, type TestDatabase } from './support/database.js';
+
+const PEPPER = 'crash-test-pepper';
+const CONNECTIONS = 16;
+/** The server is killed once this many answers have arrived. */
+const KILL_AFTER = 300;
+
+let db: TestDatabase;
+let dataDir: string;
+
+before(async () => {
+  db = await testDatabase();
+  await loadFixture(db.pool);
+  dataDir = await mkdtemp(path.join(tmpdir(), 'rl-crash-'));
+});
+after(async () => {
+  await db.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+
+/** The server from source, as `registry serve` runs it, on the test database. */
+async function startServer(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/cli/main.ts'), 'serve'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      PORT: String(port),
+      API_KEY_PEPPER: PEPPER,
+      DATA_DIR: dataDir,
+      SCHEDULER: '0',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => (d.toString().includes('listening on') ? resolve() : undefined));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  return child;
+}
+
+describe('a server killed mid-load', () => {
+  it('charged only answers the client received, each once; its reservations released at once', async () => {
+    const { workspace, key } = await createWorkspace(db.pool, { plan: 'pro' }, PEPPER, systemClock);
+    await setPerMinute(db.pool, workspace.id, 1_000_000);
+    const port = await freePort();
+    const server = await startServer(port);
+    const paths = ['/v1/entities/search?name=acme', '/v1/entities/L23000000001', '/v1/filings/recent', '/v1/sample'];
+    const charged = new Set<string>(); // request ids of answers that cost a credit (2xx, 404)
+    let answers = 0;
+    let killed = false;
+    const worker = async (w: number): Promise<void> => {
+      for (let i = 0; !killed; i++) {
+        try {
+          const res = await fetch(`http://127.0.0.1:${port}${paths[(w + i) % paths.length]}`, {
+            headers: { authorization: `Bearer ${key.key}` },
+          });
+          await res.text();
+          const id = res.headers.get('x-request-id');
+          if ((res.ok || res.status === 404) && id && !paths[(w + i) % paths.length]!.startsWith('/v1/sample'))
+            charged.add(id);
+          if (++answers === KILL_AFTER) {
+            server.kill('SIGKILL');
+            killed = true;
+          }
+        } catch {
+          return; // the connection died with the server
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONNECTIONS }, (_, w) => worker(w)));
+    await new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve(null)));
+
+    // The dead instance's lock went with its session: its reservations go at the first sweep.
+    await sweepReservations(db.pool, new Date());
+    const left = await db.pool.query('SELECT count(*)::int AS n FROM credit_reservations');
+    assert.equal(left.rows[0].n, 0);
+
+    const { rows } = await db.pool.query<{ request_id: string; net: number }>(
+      `SELECT c.request_id, count(*)::int - count(r.id)::int AS net
+       FROM credit_ledger c
+       LEFT JOIN credit_ledger r ON r.workspace_id = c.workspace_id AND r.kind = 'refund'
+         AND r.note = 'request not served: reverses entry ' || c.id
+       WHERE c.workspace_id = $1 AND c.amount = -1 GROUP BY c.request_id`,
+      [workspace.id],
+    );
+    const billed = rows.filter((r) => r.net > 0);
+    assert.ok(charged.size >= KILL_AFTER / 2, `the load got answers (${charged.size})`);
+    assert.deepEqual(
+      billed.filter((r) => r.net > 1),
+      [],
+      'nothing charged twice',
+    );
+    const unserved = billed.filter((r) => !charged.has(r.request_id));
+    assert.deepEqual(unserved, [], 'nothing charged that the client did not receive');
+    // Kept credits are settled in batches: a crash before a batch is written refunds them (the
+    // service prefers under-billing); at most the last moments' answers go unbilled.
+    process.stderr.write(`crash: ${charged.size} charged answers received, ${billed.length} billed\n`);
+  });
+});
