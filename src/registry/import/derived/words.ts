@@ -10,7 +10,7 @@ export const FREQUENT_WORD = 20_000;
 /**
  * A word of entity names in at least this many rows has counts of its own by status, type and filing
  * year, as a frequent word has (entity_counts 'w:WORD'): the total of a word with those filters is then
- * added up rather than counted on its matches (src/search/entities.ts).
+ * added up rather than counted on its matches (src/search/entities/totals.ts).
  */
 export const COUNTED_WORD = 1_000;
 
