@@ -7,6 +7,7 @@ export interface RequestLogRow {
   at: Date;
   workspace_id: string | null;
   key_id: string | null;
+  user_id: string | null;
   surface: 'rest' | 'mcp' | 'keyless';
   method: string;
   route: string;
@@ -51,9 +52,9 @@ export class RequestLog {
     const col = <K extends keyof RequestLogRow>(k: K): Array<RequestLogRow[K]> => rows.map((r) => r[k]);
     await this.pool.query(
       `INSERT INTO request_logs (request_id, at, workspace_id, key_id, surface, method, route, status, duration_ms,
-                                 credits, client_ip)
+                                 credits, client_ip, user_id)
        SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                            $8::int[], $9::real[], $10::int[], $11::text[])
+                            $8::int[], $9::real[], $10::int[], $11::text[], $12::text[])
        ON CONFLICT (request_id) DO NOTHING`,
       [
         col('request_id'),
@@ -67,6 +68,7 @@ export class RequestLog {
         col('duration_ms'),
         col('credits'),
         col('client_ip'),
+        col('user_id'),
       ],
     );
   }
@@ -75,7 +77,7 @@ export class RequestLog {
 export async function findRequestLog(pool: pg.Pool, requestId: string): Promise<Record<string, unknown> | null> {
   const { rows } = await pool.query(
     `SELECT request_id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, workspace_id, key_id,
-            surface, method, route, status, duration_ms, credits, client_ip
+            user_id, surface, method, route, status, duration_ms, credits, client_ip
      FROM request_logs WHERE request_id = $1`,
     [requestId],
   );

@@ -110,6 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       at: new Date(clock.now().getTime() - reply.elapsedTime),
       workspace_id: call?.workspaceId ?? null,
       key_id: call?.keyId ?? null,
+      user_id: call?.userId ?? null,
       surface: call?.surface ?? (req.url.startsWith('/mcp') ? 'mcp' : 'rest'),
       method: req.method,
       // The route's pattern, never the raw URL (whose query could hold an `api_key`).

@@ -24,6 +24,8 @@ function hitColumns(op: Operation): string[] {
 export interface CallRecord {
   workspaceId: string | null;
   keyId: string | null;
+  /** A member signed in to the web app, calling through the same-origin proxy. */
+  userId: string | null;
   credits: number;
   surface: 'rest' | 'mcp' | 'keyless';
 }
@@ -38,6 +40,7 @@ export function recordCall(req: FastifyRequest, outcome: Outcome, surface: CallR
   req.call = {
     workspaceId: outcome.caller?.workspaceId ?? null,
     keyId: outcome.caller?.keyId ?? null,
+    userId: outcome.caller?.userId ?? null,
     credits: outcome.credits,
     surface,
   };
