@@ -91,3 +91,55 @@ export async function purgeRequestLogs(pool: pg.Pool, now: Date): Promise<number
   );
   return rowCount ?? 0;
 }
+
+export interface LogFilter {
+  /** An exact status (`404`) or a class (`4xx`). */
+  readonly status?: string;
+  /** The route's pattern, or a part of it. */
+  readonly route?: string;
+  readonly requestId?: string;
+}
+
+export interface LogEntry {
+  request_id: string;
+  at: string;
+  key_hint: string | null;
+  key_name: string | null;
+  user_email: string | null;
+  surface: string;
+  method: string;
+  route: string;
+  status: number;
+  duration_ms: number;
+  credits: number;
+}
+
+/** The account pages' request log: one workspace's requests of the last 30 days, newest first, filtered. */
+export async function listRequestLogs(
+  pool: pg.Pool,
+  workspaceId: string,
+  filter: LogFilter,
+  now: Date,
+  limit: number,
+): Promise<LogEntry[]> {
+  const status = filter.status ?? '';
+  const [low, high] = /^[1-5]xx$/i.test(status)
+    ? [Number(status[0]) * 100, Number(status[0]) * 100 + 99]
+    : /^\d{3}$/.test(status)
+      ? [Number(status), Number(status)]
+      : [0, 999];
+  const { rows } = await pool.query<LogEntry>(
+    `SELECT l.request_id, to_char(l.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS at, k.hint AS key_hint,
+            k.name AS key_name, u.email AS user_email, l.surface, l.method, l.route, l.status,
+            round(l.duration_ms::numeric, 1)::float8 AS duration_ms, l.credits
+     FROM request_logs l
+     LEFT JOIN api_keys k ON k.id = l.key_id
+     LEFT JOIN users u ON u.id = l.user_id
+     WHERE l.workspace_id = $1 AND l.at > $2::timestamptz - make_interval(days => $3)
+       AND l.status BETWEEN $4 AND $5
+       AND ($6 = '' OR strpos(l.route, $6) > 0) AND ($7 = '' OR l.request_id = $7)
+     ORDER BY l.at DESC, l.request_id LIMIT $8`,
+    [workspaceId, now, REQUEST_LOG_RETENTION_DAYS, low, high, filter.route ?? '', filter.requestId ?? '', limit],
+  );
+  return rows;
+}

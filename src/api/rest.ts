@@ -7,7 +7,7 @@ import { ApiError } from './errors.js';
 import type { Operation, ListResult } from './operation.js';
 import { credentialHeaders } from './credentials.js';
 import { csvHeaders, toCsv, wantsCsv } from './csv.js';
-import type { Outcome, Pipeline } from './pipeline.js';
+import type { MemberCall, Outcome, Pipeline } from './pipeline.js';
 import { perMinuteRefusal } from './refusals.js';
 
 export const API_PREFIXES = ['/v1', '/api/v1'] as const;
@@ -53,7 +53,16 @@ export function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply
   return reply.send(outcome.body);
 }
 
-export function registerRest(app: FastifyInstance, operations: readonly Operation[], pipeline: Pipeline): void {
+/**
+ * `member` reads a member signed in to the web app from a request of the same-origin proxy (/api/v1
+ * only, when it presents no key): docs/contract.md, "Authentication".
+ */
+export function registerRest(
+  app: FastifyInstance,
+  operations: readonly Operation[],
+  pipeline: Pipeline,
+  member: (req: FastifyRequest) => Promise<MemberCall | null> = async () => null,
+): void {
   for (const op of operations) {
     const columns = hitColumns(op);
     const handler = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
@@ -69,6 +78,7 @@ export function registerRest(app: FastifyInstance, operations: readonly Operatio
         csv,
         requestId: req.id,
         clientIp: req.ip,
+        member: op.keyless ? null : await member(req),
       });
       recordCall(req, outcome, op.keyless ? 'keyless' : 'rest');
       if (csv && outcome.status === 200 && outcome.result) {
