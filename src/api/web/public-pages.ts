@@ -319,7 +319,7 @@ function docs(req: FastifyRequest, deps: WebDeps): string {
         <a href="/account/keys">account</a>.
       </p>
     </section>
-    <div class="grid">
+    <div class="grid docs-grid">
       <div class="card">
         <h2>First request</h2>
         <pre><code>KEY=svc_live_...

@@ -72,7 +72,7 @@ export async function overviewRoutes(app: FastifyInstance, deps: WebDeps): Promi
         </div>
         <div class="stat">
           <div class="label">Quota resets</div>
-          <div class="value">${usage.reset_date.slice(0, 10)}</div>
+          <div class="value date">${usage.reset_date.slice(0, 10)}</div>
           <div class="sub">00:00 UTC</div>
         </div>
       </div>
