@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { acceptInvitation, findInvitation } from '../../accounts/members.js';
-import { chooseWorkspace, endSession, openSession } from '../../accounts/sessions.js';
+import { chooseWorkspace, endSession, loadSession, openSession } from '../../accounts/sessions.js';
 import { isTokenShaped } from '../../accounts/tokens.js';
 import {
   findUser,
@@ -59,6 +59,9 @@ export async function authRoutes(app: FastifyInstance, deps: WebDeps): Promise<v
     if (previous) await endSession(pool, previous);
     const { token, expiresAt } = await openSession(pool, userId, clock.now());
     setCookie(reply, deps.cookies, deps.cookies.session, token, expiresAt);
+    // The page answered now is the new session's: its forms carry that session's CSRF tokens.
+    const session = (await loadSession(pool, token, clock.now()))!;
+    req.web = { session, csrfSecret: session.csrfSecret };
   };
 
   app.get('/signup', async (req, reply) =>
