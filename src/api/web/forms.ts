@@ -81,3 +81,7 @@ export function throttled(req: FastifyRequest, reply: FastifyReply, seconds: num
     .type('text/html; charset=utf-8')
     .send(page(req, { title: 'Too many attempts', body }));
 }
+
+/** Ids this service makes (`key_`, `usr_`, `inv_`, `ws_` and 16 base-62 characters): anything else names nothing. */
+export const isId = (prefix: 'key' | 'usr' | 'inv' | 'ws', s: unknown): s is string =>
+  typeof s === 'string' && new RegExp(`^${prefix}_[0-9A-Za-z]{16}$`).test(s);

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PACK_SLUGS, PACKS, formatUsd, type PlanSlug } from '../../../accounts/catalog.js';
 import { listPacks, isPackSlug } from '../../../accounts/packs.js';
 import { billingBalance } from '../../../billing/balance.js';
-import { BillingError, getCheckout, refundCheckout, startCheckout } from '../../../billing/checkouts.js';
+import { BillingError, getCheckout, isCheckoutId, refundCheckout, startCheckout } from '../../../billing/checkouts.js';
 import { listInvoices } from '../../../billing/invoices.js';
 import { isSelfServe } from '../../../billing/plan-change.js';
 import { cancelPlan, choosePlan, portalUrl } from '../../../billing/plans.js';
@@ -206,7 +206,7 @@ export async function billingRoutes(app: FastifyInstance, deps: WebDeps): Promis
   app.post<{ Params: { id: string } }>('/account/billing/refunds/:id', async (req, reply) => {
     const m = memberPost(req, reply);
     if (!m || !ownerOnly(req, reply, m, deps)) return reply;
-    const checkout = await getCheckout(pool, req.params.id);
+    const checkout = isCheckoutId(req.params.id) ? await getCheckout(pool, req.params.id) : null;
     if (!checkout || checkout.workspace_id !== m.workspaceId)
       return billingPage(req, reply, deps, m, { kind: 'error', text: 'This workspace has no such purchase.' }, 404);
     try {

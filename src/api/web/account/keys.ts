@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { createKey, listKeys, revokeWorkspaceKey, type ApiKeyInfo } from '../../../accounts/workspaces.js';
 import type { WebDeps } from '../context.js';
-import { parseForm, type FieldErrors } from '../forms.js';
+import { isId, parseForm, type FieldErrors } from '../forms.js';
 import { html, when, type Html } from '../html.js';
 import { csrfField, type Notice } from '../layout.js';
 import { member, memberPost, noticeFrom, render } from './shared.js';
@@ -165,7 +165,7 @@ export async function keyRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
   app.post<{ Params: { id: string } }>('/account/keys/:id/revoke', async (req, reply) => {
     const m = memberPost(req, reply);
     if (!m) return reply;
-    const done = await revokeWorkspaceKey(pool, m.workspaceId, req.params.id, clock);
+    const done = isId('key', req.params.id) && (await revokeWorkspaceKey(pool, m.workspaceId, req.params.id, clock));
     return reply.redirect(`/account/keys?done=${done ? 'key_revoked' : 'no_such_key'}`, 303);
   });
 }

@@ -18,7 +18,14 @@ export const LOG_PAGE_ROWS = 200;
 const who = (r: LogEntry) =>
   r.user_email ? html`${r.user_email} <span class="hint">(playground)</span>` : (r.key_name ?? r.key_hint ?? '—');
 
-const text = (v: unknown, max: number): string => (typeof v === 'string' ? v.trim().slice(0, max) : '');
+/** A filter's text: control characters (NUL, which PostgreSQL text cannot hold) dropped. */
+const text = (v: unknown, max: number): string =>
+  typeof v === 'string'
+    ? v
+        .replace(/[\u0000-\u001f]/g, '')
+        .trim()
+        .slice(0, max)
+    : '';
 
 export async function logRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
   app.get<{ Querystring: Record<string, unknown> }>('/account/logs', async (req, reply) => {

@@ -15,7 +15,7 @@ import {
 import { chooseWorkspace } from '../../../accounts/sessions.js';
 import { normalizeEmail } from '../../../accounts/users.js';
 import { throttle, type WebDeps } from '../context.js';
-import { emailField, parseForm, throttled } from '../forms.js';
+import { emailField, isId, parseForm, throttled } from '../forms.js';
 import { html, when, type Html } from '../html.js';
 import { csrfField, type Notice } from '../layout.js';
 import { invitationMail } from '../mails.js';
@@ -186,14 +186,15 @@ export async function memberRoutes(app: FastifyInstance, deps: WebDeps): Promise
   app.post<{ Params: { id: string } }>('/account/invitations/:id/revoke', async (req, reply) => {
     const m = memberPost(req, reply);
     if (!m || !ownerOnly(req, reply, m, deps)) return reply;
-    const done = await revokeInvitation(pool, m.workspaceId, req.params.id, clock.now());
+    const done =
+      isId('inv', req.params.id) && (await revokeInvitation(pool, m.workspaceId, req.params.id, clock.now()));
     return reply.redirect(`/account/members?done=${done ? 'revoked' : 'nothing'}`, 303);
   });
 
   app.post<{ Params: { id: string } }>('/account/members/:id/remove', async (req, reply) => {
     const m = memberPost(req, reply);
     if (!m || !ownerOnly(req, reply, m, deps)) return reply;
-    const done = await removeMember(pool, m.workspaceId, req.params.id);
+    const done = isId('usr', req.params.id) && (await removeMember(pool, m.workspaceId, req.params.id));
     return reply.redirect(`/account/members?done=${done ? 'removed' : 'nothing'}`, 303);
   });
 
@@ -201,7 +202,7 @@ export async function memberRoutes(app: FastifyInstance, deps: WebDeps): Promise
     const m = memberPost(req, reply);
     if (!m) return reply;
     const id = (req.body as Record<string, unknown> | undefined)?.workspace_id;
-    const done = typeof id === 'string' && id.length < 64 && (await chooseWorkspace(pool, m.session, id));
+    const done = isId('ws', id) && (await chooseWorkspace(pool, m.session, id));
     return reply.redirect(done ? '/account?done=switched' : '/account', 303);
   });
 }
