@@ -127,7 +127,8 @@ function completedEvent(checkoutId: string, workspaceId: string, changes: Json =
   };
   if (changes.type) event.type = changes.type;
   // Each event Stripe sends has its own id (the service applies an id once): one per checkout and type.
-  event.id = `evt_${checkoutId.slice(4, 20)}${['completed', 'async', 'expired'].findIndex((k) => event.type.includes(k))}`;
+  const kind = ['completed', 'async', 'expired'].findIndex((k) => event.type.includes(k));
+  event.id = `evt_${checkoutId.slice(4, 20)}${kind}`;
   return JSON.stringify(event, null, 2);
 }
 

@@ -189,7 +189,7 @@ describe('passwords', () => {
     assert.equal((await new WebClient(t, '10.0.4.3').logIn('grace@example.com', 'brand new password')).statusCode, 303);
   });
 
-  it('a reset link sets a new password once and ends every session; an unknown address gets the same answer', async () => {
+  it('a reset link sets a password once and ends every session; an unknown address: the same answer', async () => {
     const signedIn = new WebClient(t, '10.0.5.1');
     await signedIn.logIn('grace@example.com', 'brand new password');
     const c = new WebClient(t, '10.0.5.2');

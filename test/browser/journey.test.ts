@@ -19,8 +19,7 @@ describe('a customer in the browser', { skip: unavailable ?? false }, () => {
   let site: Site;
   let page: Page;
   let key = '';
-  const api = (path: string, k: string) =>
-    fetch(`${site.base}${path}`, { headers: { authorization: `Bearer ${k}` } });
+  const api = (path: string, k: string) => fetch(`${site.base}${path}`, { headers: { authorization: `Bearer ${k}` } });
   /** Reloads `path` until `ok` holds of the page (request logs are written within a second). */
   const until = async (path: string, ok: () => Promise<boolean>) => {
     for (let i = 0; i < 30; i++) {
@@ -74,10 +73,7 @@ describe('a customer in the browser', { skip: unavailable ?? false }, () => {
     // The first Tab of a page reaches the skip link.
     await page.goto(`${site.base}/pricing`);
     await page.keyboard.press('Tab');
-    assert.equal(
-      await page.evaluate(() => (globalThis as any).document.activeElement?.textContent),
-      'Skip to content',
-    );
+    assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent), 'Skip to content');
     await page.goto(`${site.base}/account`);
     assert.match(page.url(), /\/login\?next=/);
     // The address field has the focus when the page opens.
@@ -100,7 +96,8 @@ describe('a customer in the browser', { skip: unavailable ?? false }, () => {
     for (let i = 0; i < 3; i++) assert.equal((await api('/v1/entities/search?name=sunshine', key)).status, 200);
     // 1 call with the first key and 3 with this one: 4 metered requests, 496 credits left.
     const restCalls = async () => {
-      const days = JSON.parse((await page.locator('#usage-chart').getAttribute('data-days'))!) as Array<{ rest: number }>;
+      const raw = await page.locator('#usage-chart').getAttribute('data-days');
+      const days = JSON.parse(raw!) as Array<{ rest: number }>;
       return days.reduce((n, d) => n + d.rest, 0);
     };
     await until('/account', async () => (await text('#balance')) === '496' && (await restCalls()) === 4);

@@ -105,7 +105,10 @@ export async function openSite(env: Record<string, string> = {}): Promise<Site> 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   // A clock at the real time: cookies' expiry dates are read by a real browser.
-  const t = await testApp({ now: new Date().toISOString(), env: { SMTP_URL: mail.url, PUBLIC_BASE_URL: base, ...env } });
+  const t = await testApp({
+    now: new Date().toISOString(),
+    env: { SMTP_URL: mail.url, PUBLIC_BASE_URL: base, ...env },
+  });
   await t.app.http.listen({ host: '127.0.0.1', port });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
