@@ -49,18 +49,14 @@ export interface DailyUsage {
 
 /**
  * Metered requests (credits kept) of the workspace's live keys and members, per UTC day of this month
- * and surface, from the request logs (written within a second of each request).
+ * and surface, as the request logs add them up (within a second of each request).
  */
 export async function dailyUsage(pool: pg.Pool, workspaceId: string, now: Date): Promise<DailyUsage[]> {
   const { rows } = await pool.query<DailyUsage>(
-    `SELECT to_char(d, 'YYYY-MM-DD') AS day,
-            coalesce(sum(l.credits) FILTER (WHERE l.surface = 'rest'), 0)::int AS rest,
-            coalesce(sum(l.credits) FILTER (WHERE l.surface = 'mcp'), 0)::int AS mcp
+    `SELECT to_char(d, 'YYYY-MM-DD') AS day, coalesce(u.rest, 0)::int AS rest, coalesce(u.mcp, 0)::int AS mcp
      FROM generate_series(month_start($2), ($2 AT TIME ZONE 'UTC')::date, interval '1 day') AS d
-     LEFT JOIN request_logs l ON l.workspace_id = $1 AND l.credits > 0
-       AND l.at >= utc_midnight(d::date) AND l.at < utc_midnight(d::date + 1)
-       AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = l.key_id AND k.kind = 'test')
-     GROUP BY d ORDER BY d`,
+     LEFT JOIN usage_days u ON u.workspace_id = $1 AND u.day = d::date
+     ORDER BY d`,
     [workspaceId, now],
   );
   return rows;

@@ -50,6 +50,8 @@ export interface AppDeps {
   readonly payments?: PaymentProvider;
   /** Where lines for the operator go (the mails written instead of sent, outside production). */
   readonly notify?: (line: string) => void;
+  /** Serves the web app (default true; `npm run bench:web` measures the API without it, side by side). */
+  readonly webApp?: boolean;
 }
 
 export interface App {
@@ -119,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       workspace_id: call?.workspaceId ?? null,
       key_id: call?.keyId ?? null,
       user_id: call?.userId ?? null,
+      test_key: call?.testKey ?? false,
       surface: call?.surface ?? (req.url.startsWith('/mcp') ? 'mcp' : 'rest'),
       method: req.method,
       // The route's pattern, never the raw URL (whose query could hold an `api_key`).
@@ -174,19 +177,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const openapi = openApiDocument(routes, BILLING_ROUTES);
   registerOpenApi(http, openapi, limiter);
   registerMcp(http, { pipeline, operations: OPERATIONS, allowedOrigins: config.mcpAllowedOrigins });
-  await http.register(webApp, {
-    pool: db.pool,
-    clock,
-    pepper: deps.pepper,
-    limiter,
-    mailer,
-    payments,
-    services,
-    operations: OPERATIONS,
-    openapi: openapi as WebDeps['openapi'],
-    publicBaseUrl: config.billing.publicBaseUrl,
-    cookies,
-    production: config.production,
-  });
+  if (deps.webApp !== false)
+    await http.register(webApp, {
+      pool: db.pool,
+      clock,
+      pepper: deps.pepper,
+      limiter,
+      mailer,
+      payments,
+      services,
+      operations: OPERATIONS,
+      openapi: openapi as WebDeps['openapi'],
+      publicBaseUrl: config.billing.publicBaseUrl,
+      cookies,
+      production: config.production,
+    });
   return { http, services, gate, pipeline, requestLog, metrics };
 }

@@ -26,6 +26,8 @@ export interface CallRecord {
   keyId: string | null;
   /** A member signed in to the web app, calling through the same-origin proxy. */
   userId: string | null;
+  /** A test key's call (its credits are the test pool's, not the workspace's usage). */
+  testKey: boolean;
   credits: number;
   surface: 'rest' | 'mcp' | 'keyless';
 }
@@ -41,6 +43,7 @@ export function recordCall(req: FastifyRequest, outcome: Outcome, surface: CallR
     workspaceId: outcome.caller?.workspaceId ?? null,
     keyId: outcome.caller?.keyId ?? null,
     userId: outcome.caller?.userId ?? null,
+    testKey: outcome.caller?.keyKind === 'test',
     credits: outcome.credits,
     surface,
   };

@@ -144,8 +144,19 @@ CREATE TABLE request_logs (
   client_ip     text
 );
 CREATE INDEX request_logs_at_idx ON request_logs (at);
--- The account pages: a workspace's requests of the last 30 days, and its daily usage chart.
-CREATE INDEX request_logs_workspace_idx ON request_logs (workspace_id, at) WHERE workspace_id IS NOT NULL;
+-- The account pages: a workspace's requests of the last 30 days, newest first (read backward, stopping at a page).
+CREATE INDEX request_logs_workspace_idx ON request_logs (workspace_id, at, request_id) WHERE workspace_id IS NOT NULL;
+
+-- Credits kept per workspace, UTC day and surface, for live keys and members (not test keys): the account's
+-- usage chart. Added up from each batch of request logs as it is written (src/accounts/request-log.ts),
+-- so a page reads a month in 31 rows however busy the workspace; purged with the logs.
+CREATE TABLE usage_days (
+  workspace_id  text NOT NULL,
+  day           date NOT NULL,
+  rest          bigint NOT NULL DEFAULT 0,
+  mcp           bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (workspace_id, day)
+);
 
 -- The people of the web app (docs/web.md). An address is kept lower case: one account per mailbox.
 CREATE TABLE users (
