@@ -153,7 +153,8 @@ try {
     });
   }
   console.log(
-    `web bench: node ${process.version}, ${os.cpus().length} CPUs, ${db.embedded ? 'embedded PostgreSQL' : 'DATABASE_URL'}, ` +
+    `web bench: node ${process.version}, ${os.cpus().length} CPUs, ` +
+      `${db.embedded ? 'embedded PostgreSQL' : 'DATABASE_URL'}, ` +
       `${CONNECTIONS} connections, ${DURATION} s a run, ${ROUNDS} rounds`,
   );
 

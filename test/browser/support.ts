@@ -138,7 +138,11 @@ export async function openSite(env: Record<string, string> = {}): Promise<Site> 
         if (m.type() === 'error') problems.push(`console: ${m.text()}`);
       });
       page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-      page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
+      page.on('requestfailed', (r) => {
+        // A request cut short because the test moved to the next page is not the page's fault.
+        const error = r.failure()?.errorText ?? '';
+        if (error !== 'net::ERR_ABORTED') problems.push(`request failed: ${r.url()} ${error}`);
+      });
       return page;
     },
     async close() {
