@@ -80,7 +80,7 @@ export async function logRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
       </form>
       <div class="card">
         <div class="table-wrap">
-          <table>
+          <table class="compact">
             <thead>
               <tr>
                 <th>Time (UTC)</th>
@@ -98,7 +98,7 @@ export async function logRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
                   ? rows.map(
                       (r) =>
                         html`<tr>
-                          <td>${r.at}</td>
+                          <td class="nowrap">${r.at}</td>
                           <td class="mono">${r.request_id}</td>
                           <td class="mono">${r.method} ${r.route}</td>
                           <td><span class="pill ${statusClass(r.status)}">${r.status}</span></td>
