@@ -68,7 +68,7 @@ export async function startServer(
     if (advice) log(advice);
     const pepper = await resolvePepper(config);
     const demo = await demoWorkspace(db, config, pepper, clock);
-    const built = await buildApp({ config, db, pepper, clock });
+    const built = await buildApp({ config, db, pepper, clock, notify: log });
     app = built;
     const url = await built.http.listen({ host: config.host, port: config.port });
     // Only once the server listens: jobs started before a failed listen (a port in use) ran on into

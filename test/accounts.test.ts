@@ -226,7 +226,7 @@ describe('metering', () => {
     await adjustCredits(t.db.pool, workspace.id, -498, 'test: 2 left', t.clock);
     const ask = (reserve: boolean, leadFeed = false, surface: 'rest' | 'mcp' = 'rest') =>
       t.app.gate.check({
-        key: key.key,
+        credential: { key: key.key },
         surface,
         reserve,
         leadFeed,
@@ -263,7 +263,7 @@ describe('metering', () => {
     await t.app.gate.flush();
     const ask = (i: number) =>
       t.app.gate.check({
-        key: key.key,
+        credential: { key: key.key },
         surface: i % 2 ? 'mcp' : 'rest',
         reserve: true,
         leadFeed: false,
@@ -301,7 +301,7 @@ describe('metering', () => {
     const pool = createPool(t.db.pool.options.connectionString!, 1);
     try {
       const r = await new Gate(pool, PEPPER, t.clock).check({
-        key: key.key,
+        credential: { key: key.key },
         surface: 'rest',
         reserve: true,
         leadFeed: false,
@@ -372,7 +372,7 @@ describe('metering', () => {
     const { workspace, key } = await t.workspace('pro');
     await t.app.gate.flush(); // earlier tests' kept credits, settled in a batch, are not this test's
     const r = await t.app.gate.check({
-      key: key.key,
+      credential: { key: key.key },
       surface: 'rest',
       reserve: true,
       leadFeed: false,
@@ -401,7 +401,7 @@ describe('metering', () => {
         await holder.start();
         const gate = new Gate(pool, PEPPER, t.clock, (err) => assert.fail(String(err)));
         const r = await gate.check({
-          key: key.key,
+          credential: { key: key.key },
           surface: 'rest',
           reserve: true,
           leadFeed: false,

@@ -788,7 +788,12 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ STRIPE_SECRET_KEY: 'sk_test_x' }), /STRIPE_WEBHOOK_SECRET is required/);
     assert.throws(() => loadConfig({ CHECKOUT_PROVIDER: 'stripe' }), /needs STRIPE_SECRET_KEY/);
     // In production the local page, which grants credits without taking money, must be asked for.
-    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/registry', API_KEY_PEPPER: 'pepper' };
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/registry',
+      API_KEY_PEPPER: 'pepper',
+      SMTP_URL: 'smtp://mail.example.com:587',
+    };
     assert.throws(() => loadConfig(production), /CHECKOUT_PROVIDER=local/);
     assert.equal(loadConfig({ ...production, CHECKOUT_PROVIDER: 'local' }).billing.provider, 'local');
   });

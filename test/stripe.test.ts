@@ -126,6 +126,9 @@ function completedEvent(checkoutId: string, workspaceId: string, changes: Json =
     ...changes,
   };
   if (changes.type) event.type = changes.type;
+  // Each event Stripe sends has its own id (the service applies an id once): one per checkout and type.
+  const kind = ['completed', 'async', 'expired'].findIndex((k) => event.type.includes(k));
+  event.id = `evt_${checkoutId.slice(4, 20)}${kind}`;
   return JSON.stringify(event, null, 2);
 }
 

@@ -1,9 +1,10 @@
-// The accounts' scheduled jobs: the monthly cycle, the request-log purge, and the release of
-// credits reserved by requests that never finished.
+// The accounts' scheduled jobs: the monthly cycle, the request-log purge, the release of credits
+// reserved by requests that never finished, and the purge of the web app's ended sessions and links.
 import type { Job } from '../jobs/job.js';
 import { sweepReservations } from './gate.js';
 import { TEST_KEY_MONTHLY_CREDITS } from './catalog.js';
 import { purgeRequestLogs } from './request-log.js';
+import { purgeSessions } from './sessions.js';
 
 export const cycleJob: Job = {
   name: 'cycle',
@@ -39,4 +40,16 @@ export const reservationSweepJob: Job = {
   },
 };
 
-export const ACCOUNT_JOBS: readonly Job[] = [cycleJob, logPurgeJob, reservationSweepJob];
+export const webPurgeJob: Job = {
+  name: 'web_purge',
+  schedule: '45 0 * * *',
+  description: 'deletes web sessions that are over and mailed links used or expired (daily, 00:45 UTC)',
+  async run({ pool, asOf }) {
+    const { rowCount } = await pool.query('DELETE FROM email_tokens WHERE expires_at <= $1 OR used_at IS NOT NULL', [
+      asOf,
+    ]);
+    return { sessions_deleted: await purgeSessions(pool, asOf), links_deleted: rowCount ?? 0 };
+  },
+};
+
+export const ACCOUNT_JOBS: readonly Job[] = [cycleJob, logPurgeJob, reservationSweepJob, webPurgeJob];

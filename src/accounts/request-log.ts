@@ -7,6 +7,8 @@ export interface RequestLogRow {
   at: Date;
   workspace_id: string | null;
   key_id: string | null;
+  user_id: string | null;
+  test_key: boolean;
   surface: 'rest' | 'mcp' | 'keyless';
   method: string;
   route: string;
@@ -49,12 +51,19 @@ export class RequestLog {
 
   private async write(rows: RequestLogRow[]): Promise<void> {
     const col = <K extends keyof RequestLogRow>(k: K): Array<RequestLogRow[K]> => rows.map((r) => r[k]);
+    const days = usageDays(rows);
+    // One statement: the logs and the daily usage they add up to are written together or not at all.
     await this.pool.query(
-      `INSERT INTO request_logs (request_id, at, workspace_id, key_id, surface, method, route, status, duration_ms,
-                                 credits, client_ip)
-       SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                            $8::int[], $9::real[], $10::int[], $11::text[])
-       ON CONFLICT (request_id) DO NOTHING`,
+      `WITH logged AS (
+         INSERT INTO request_logs (request_id, at, workspace_id, key_id, surface, method, route, status, duration_ms,
+                                   credits, client_ip, user_id)
+         SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                              $8::int[], $9::real[], $10::int[], $11::text[], $12::text[])
+         ON CONFLICT (request_id) DO NOTHING)
+       INSERT INTO usage_days (workspace_id, day, rest, mcp)
+       SELECT * FROM unnest($13::text[], $14::date[], $15::bigint[], $16::bigint[])
+       ON CONFLICT (workspace_id, day) DO UPDATE SET rest = usage_days.rest + excluded.rest,
+         mcp = usage_days.mcp + excluded.mcp`,
       [
         col('request_id'),
         col('at'),
@@ -67,15 +76,36 @@ export class RequestLog {
         col('duration_ms'),
         col('credits'),
         col('client_ip'),
+        col('user_id'),
+        days.map((d) => d.workspace),
+        days.map((d) => d.day),
+        days.map((d) => d.rest),
+        days.map((d) => d.mcp),
       ],
     );
   }
 }
 
+/** The credits kept in a batch per workspace and UTC day, by surface (live keys and members only). */
+function usageDays(
+  rows: readonly RequestLogRow[],
+): Array<{ workspace: string; day: string; rest: number; mcp: number }> {
+  const days = new Map<string, { workspace: string; day: string; rest: number; mcp: number }>();
+  for (const r of rows) {
+    if (!r.workspace_id || r.credits <= 0 || r.test_key || r.surface === 'keyless') continue;
+    const day = r.at.toISOString().slice(0, 10);
+    const key = `${r.workspace_id} ${day}`;
+    const d = days.get(key) ?? { workspace: r.workspace_id, day, rest: 0, mcp: 0 };
+    d[r.surface] += r.credits;
+    days.set(key, d);
+  }
+  return [...days.values()];
+}
+
 export async function findRequestLog(pool: pg.Pool, requestId: string): Promise<Record<string, unknown> | null> {
   const { rows } = await pool.query(
     `SELECT request_id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, workspace_id, key_id,
-            surface, method, route, status, duration_ms, credits, client_ip
+            user_id, surface, method, route, status, duration_ms, credits, client_ip
      FROM request_logs WHERE request_id = $1`,
     [requestId],
   );
@@ -87,5 +117,64 @@ export async function purgeRequestLogs(pool: pg.Pool, now: Date): Promise<number
     `DELETE FROM request_logs WHERE at < $1::timestamptz - make_interval(days => $2)`,
     [now, REQUEST_LOG_RETENTION_DAYS],
   );
+  // The daily usage outlives the logs by a month, so the chart always has the whole of this month.
+  await pool.query(`DELETE FROM usage_days WHERE day < ($1::timestamptz - make_interval(days => $2))::date`, [
+    now,
+    2 * REQUEST_LOG_RETENTION_DAYS,
+  ]);
   return rowCount ?? 0;
+}
+
+export interface LogFilter {
+  /** An exact status (`404`) or a class (`4xx`). */
+  readonly status?: string;
+  /** The route's pattern, or a part of it. */
+  readonly route?: string;
+  readonly requestId?: string;
+}
+
+export interface LogEntry {
+  request_id: string;
+  at: string;
+  key_hint: string | null;
+  key_name: string | null;
+  user_email: string | null;
+  surface: string;
+  method: string;
+  route: string;
+  status: number;
+  duration_ms: number;
+  credits: number;
+}
+
+/** The account pages' request log: one workspace's requests of the last 30 days, newest first, filtered. */
+export async function listRequestLogs(
+  pool: pg.Pool,
+  workspaceId: string,
+  filter: LogFilter,
+  now: Date,
+  limit: number,
+): Promise<LogEntry[]> {
+  const status = filter.status ?? '';
+  const [low, high] = /^[1-5]xx$/i.test(status)
+    ? [Number(status[0]) * 100, Number(status[0]) * 100 + 99]
+    : /^\d{3}$/.test(status)
+      ? [Number(status), Number(status)]
+      : [0, 999];
+  const { rows } = await pool.query<LogEntry>(
+    `SELECT l.request_id, to_char(l.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS at, k.hint AS key_hint,
+            k.name AS key_name, u.email AS user_email, l.surface, l.method, l.route, l.status,
+            round(l.duration_ms::numeric, 1)::float8 AS duration_ms, l.credits
+     FROM (
+       -- The page first, read backward on the workspace's index however many rows it has; then who made them.
+       SELECT * FROM request_logs
+       WHERE workspace_id = $1 AND at > $2::timestamptz - make_interval(days => $3) AND status BETWEEN $4 AND $5
+         AND ($6 = '' OR strpos(route, $6) > 0) AND ($7 = '' OR request_id = $7)
+       ORDER BY at DESC, request_id DESC LIMIT $8) l
+     LEFT JOIN api_keys k ON k.id = l.key_id
+     LEFT JOIN users u ON u.id = l.user_id
+     ORDER BY l.at DESC, l.request_id DESC`,
+    [workspaceId, now, REQUEST_LOG_RETENTION_DAYS, low, high, filter.route ?? '', filter.requestId ?? '', limit],
+  );
+  return rows;
 }

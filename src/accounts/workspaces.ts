@@ -32,8 +32,12 @@ export interface ApiKeyInfo {
   workspace_id: string;
   kind: KeyKind;
   hint: string;
+  /** Given in the web app; null for keys made by the command line. */
+  name: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** The minute of its last authenticated request. */
+  last_used_at: string | null;
 }
 
 export interface CreatedKey extends ApiKeyInfo {
@@ -49,8 +53,8 @@ const WORKSPACE_COLUMNS = `id, name, plan, subscription_status, suspended, per_m
   ${iso('created_at')} AS created_at, cycle_start::text, monthly_remaining,
   ${iso('trial_capped_at')} AS trial_capped_at, test_remaining, overage_unbilled,
   ${iso('cancelled_at')} AS cancelled_at, stripe_customer_id`;
-const KEY_COLUMNS = `id, workspace_id, kind, hint, ${iso('created_at')} AS created_at,
-  ${iso('revoked_at')} AS revoked_at`;
+const KEY_COLUMNS = `id, workspace_id, kind, hint, name, ${iso('created_at')} AS created_at,
+  ${iso('revoked_at')} AS revoked_at, ${iso('last_used_at')} AS last_used_at`;
 
 export interface LedgerEntry {
   workspace: string;
@@ -79,12 +83,19 @@ export async function getWorkspace(db: Db, id: string, lock = false): Promise<Wo
   return rows[0];
 }
 
-async function insertKey(db: Db, workspace: string, kind: KeyKind, pepper: string, clock: Clock): Promise<CreatedKey> {
+export async function insertKey(
+  db: Db,
+  workspace: string,
+  kind: KeyKind,
+  pepper: string,
+  clock: Clock,
+  name: string | null = null,
+): Promise<CreatedKey> {
   const key = newKey(kind);
   const { rows } = await db.query<ApiKeyInfo>(
-    `INSERT INTO api_keys (id, workspace_id, kind, hash, hint, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO api_keys (id, workspace_id, kind, hash, hint, created_at, name) VALUES ($1, $2, $3, $4, $5, $6, $7)
      RETURNING ${KEY_COLUMNS}`,
-    [`key_${base62(16)}`, workspace, kind, hashKey(key, pepper), keyHint(key), clock.now()],
+    [`key_${base62(16)}`, workspace, kind, hashKey(key, pepper), keyHint(key), clock.now(), name],
   );
   return { ...rows[0]!, key };
 }
@@ -92,7 +103,17 @@ async function insertKey(db: Db, workspace: string, kind: KeyKind, pepper: strin
 /** A new workspace on `plan`, its credits granted, and its first live key. */
 export async function createWorkspace(
   pool: pg.Pool,
-  opts: { plan: string; name?: string },
+  opts: { plan: string; name?: string; keyName?: string },
+  pepper: string,
+  clock: Clock,
+): Promise<{ workspace: Workspace; key: CreatedKey }> {
+  return inTransaction(pool, (client) => insertWorkspace(client, opts, pepper, clock));
+}
+
+/** createWorkspace inside the caller's transaction. */
+export async function insertWorkspace(
+  client: pg.PoolClient,
+  opts: { plan: string; name?: string; keyName?: string },
   pepper: string,
   clock: Clock,
 ): Promise<{ workspace: Workspace; key: CreatedKey }> {
@@ -100,34 +121,32 @@ export async function createWorkspace(
     throw new AccountError(`unknown plan ${opts.plan} (one of ${Object.keys(PLANS).join(', ')})`);
   const plan = PLANS[opts.plan];
   const now = clock.now();
-  return inTransaction(pool, async (client) => {
-    const id = `ws_${base62(16)}`;
-    await client.query(
-      `INSERT INTO workspaces (id, name, plan, created_at, cycle_start, monthly_remaining, test_cycle_start,
+  const id = `ws_${base62(16)}`;
+  await client.query(
+    `INSERT INTO workspaces (id, name, plan, created_at, cycle_start, monthly_remaining, test_cycle_start,
                                test_remaining, usage_month)
        VALUES ($1, $2, $3, $4, month_start($4), $5, month_start($4), $6, month_start($4))`,
-      [id, opts.name ?? id, plan.slug, now, plan.monthlyCredits, TEST_KEY_MONTHLY_CREDITS],
-    );
-    const trial = plan.slug === 'free_trial';
-    await writeLedger(client, {
-      workspace: id,
-      at: now,
-      kind: trial ? 'signup_grant' : 'monthly_grant',
-      pool: 'monthly',
-      amount: plan.monthlyCredits,
-      note: trial ? 'free trial' : `${plan.slug} plan, first cycle`,
-    });
-    await writeLedger(client, {
-      workspace: id,
-      at: now,
-      kind: 'monthly_grant',
-      pool: 'test',
-      amount: TEST_KEY_MONTHLY_CREDITS,
-      note: 'test pool',
-    });
-    const key = await insertKey(client, id, 'live', pepper, clock);
-    return { workspace: await getWorkspace(client, id), key };
+    [id, opts.name ?? id, plan.slug, now, plan.monthlyCredits, TEST_KEY_MONTHLY_CREDITS],
+  );
+  const trial = plan.slug === 'free_trial';
+  await writeLedger(client, {
+    workspace: id,
+    at: now,
+    kind: trial ? 'signup_grant' : 'monthly_grant',
+    pool: 'monthly',
+    amount: plan.monthlyCredits,
+    note: trial ? 'free trial' : `${plan.slug} plan, first cycle`,
   });
+  await writeLedger(client, {
+    workspace: id,
+    at: now,
+    kind: 'monthly_grant',
+    pool: 'test',
+    amount: TEST_KEY_MONTHLY_CREDITS,
+    note: 'test pool',
+  });
+  const key = await insertKey(client, id, 'live', pepper, clock, opts.keyName ?? null);
+  return { workspace: await getWorkspace(client, id), key };
 }
 
 export async function createKey(
@@ -136,9 +155,10 @@ export async function createKey(
   kind: KeyKind,
   pepper: string,
   clock: Clock,
+  name: string | null = null,
 ): Promise<CreatedKey> {
   await getWorkspace(pool, workspace);
-  return insertKey(pool, workspace, kind, pepper, clock);
+  return insertKey(pool, workspace, kind, pepper, clock, name);
 }
 
 export async function listKeys(pool: pg.Pool, workspace: string): Promise<ApiKeyInfo[]> {
@@ -157,6 +177,20 @@ export async function revokeKey(pool: pg.Pool, keyId: string, clock: Clock): Pro
   );
   if (!rows[0]) throw new AccountError(`no key ${keyId}`);
   return rows[0];
+}
+
+/** Revokes a key of this workspace (the web app: a member acts for one workspace); false when it has no such key. */
+export async function revokeWorkspaceKey(
+  pool: pg.Pool,
+  workspace: string,
+  keyId: string,
+  clock: Clock,
+): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    'UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL',
+    [keyId, workspace, clock.now()],
+  );
+  return rowCount === 1;
 }
 
 export async function setSuspended(pool: pg.Pool, workspace: string, suspended: boolean): Promise<Workspace> {

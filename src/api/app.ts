@@ -1,6 +1,7 @@
 // The HTTP application: health and metrics routes, the operation table as REST under /v1 and
-// /api/v1 (and the keyless routes) and as MCP tools at /mcp, the billing routes, one error envelope
-// for everything, request ids, request logs, and the rate-limit headers on every API answer.
+// /api/v1 (and the keyless routes) and as MCP tools at /mcp, the billing routes, the web app, one
+// error envelope for everything, request ids, request logs, and the rate-limit headers on every API answer.
+import path from 'node:path';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Gate } from '../accounts/gate.js';
 import { RequestLog } from '../accounts/request-log.js';
@@ -19,6 +20,7 @@ import {
   type RateLimiter,
 } from '../limits/index.js';
 import { createMetrics, type Metrics } from '../metrics.js';
+import { createMailer } from '../accounts/mail.js';
 import { BILLING_ROUTES, billingRoutes } from './billing.js';
 import { checkoutRoutes } from './checkout-routes.js';
 import { stripeWebhook } from './stripe-webhook.js';
@@ -32,6 +34,10 @@ import { Pipeline } from './pipeline.js';
 import { registerOpenApi, registerRest } from './rest.js';
 import { clientErrorHandler, frameworkErrors, registerTransportErrors } from './transport-errors.js';
 import { createServices, type Services } from './services.js';
+import type { WebDeps } from './web/context.js';
+import { cookieNames } from './web/cookies.js';
+import { webApp } from './web/index.js';
+import { proxyAuth } from './web/proxy-auth.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -42,6 +48,10 @@ export interface AppDeps {
   readonly limiter?: (ctx: LimiterContext) => RateLimiter | Promise<RateLimiter>;
   /** Who takes payments for credit packs (default: the one the configuration names). */
   readonly payments?: PaymentProvider;
+  /** Where lines for the operator go (the mails written instead of sent, outside production). */
+  readonly notify?: (line: string) => void;
+  /** Serves the web app (default true; `npm run bench:web` measures the API without it, side by side). */
+  readonly webApp?: boolean;
 }
 
 export interface App {
@@ -110,6 +120,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       at: new Date(clock.now().getTime() - reply.elapsedTime),
       workspace_id: call?.workspaceId ?? null,
       key_id: call?.keyId ?? null,
+      user_id: call?.userId ?? null,
+      test_key: call?.testKey ?? false,
       surface: call?.surface ?? (req.url.startsWith('/mcp') ? 'mcp' : 'rest'),
       method: req.method,
       // The route's pattern, never the raw URL (whose query could hold an `api_key`).
@@ -120,7 +132,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       client_ip: req.ip,
     });
   });
+  const mailer = createMailer(
+    { smtpUrl: config.web.smtpUrl, from: config.web.mailFrom, dir: path.join(config.dataDir, 'mail') },
+    deps.notify ?? ((line) => http.log.info(line)),
+  );
   http.addHook('onClose', async () => {
+    mailer.close();
     errors.close();
     await gate.flush();
     await requestLog.flush();
@@ -143,9 +160,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
   });
   const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
-  registerRest(http, routes, pipeline);
+  const cookies = cookieNames(config.web.secureCookies);
+  const member = proxyAuth({ pool: db.pool, clock, cookies });
+  registerRest(http, routes, pipeline, member);
   const payments = deps.payments ?? paymentProvider(config);
-  await http.register(billingRoutes, { pool: db.pool, pipeline, clock, payments });
+  await http.register(billingRoutes, { pool: db.pool, pipeline, clock, payments, member });
   await http.register(checkoutRoutes, {
     pool: db.pool,
     limiter,
@@ -155,7 +174,23 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   if (payments instanceof StripePayments)
     await http.register(stripeWebhook, { pool: db.pool, stripe: payments, clock });
-  registerOpenApi(http, openApiDocument(routes, BILLING_ROUTES), limiter);
+  const openapi = openApiDocument(routes, BILLING_ROUTES);
+  registerOpenApi(http, openapi, limiter);
   registerMcp(http, { pipeline, operations: OPERATIONS, allowedOrigins: config.mcpAllowedOrigins });
+  if (deps.webApp !== false)
+    await http.register(webApp, {
+      pool: db.pool,
+      clock,
+      pepper: deps.pepper,
+      limiter,
+      mailer,
+      payments,
+      services,
+      operations: OPERATIONS,
+      openapi: openapi as WebDeps['openapi'],
+      publicBaseUrl: config.billing.publicBaseUrl,
+      cookies,
+      production: config.production,
+    });
   return { http, services, gate, pipeline, requestLog, metrics };
 }

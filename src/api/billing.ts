@@ -10,19 +10,24 @@ import { billingBalance } from '../billing/balance.js';
 import { startCheckout } from '../billing/checkouts.js';
 import type { PaymentProvider } from '../billing/provider.js';
 import type { Clock } from '../clock.js';
-import { badRequest } from './errors.js';
+import { ApiError, badRequest } from './errors.js';
 import type { DocumentedRoute } from './openapi.js';
 import type { Pipeline } from './pipeline.js';
 import { parseOrRefuse } from './refusals.js';
 import { credentialHeaders } from './credentials.js';
 import { recordCall, sendOutcome } from './rest.js';
 import { singleEnvelope } from './schemas.js';
+import type { ProxyAuth } from './web/proxy-auth.js';
+
+const ownerOnly = () => new ApiError('forbidden', "Only the workspace's owner changes its billing.");
 
 export interface BillingDeps {
   readonly pool: pg.Pool;
   readonly pipeline: Pipeline;
   readonly clock: Clock;
   readonly payments: PaymentProvider;
+  /** A member signed in to the web app, calling with the session instead of a key. */
+  readonly member: ProxyAuth;
 }
 
 const PROXY_PREFIX = '/api/v1';
@@ -105,17 +110,23 @@ function readCheckoutRequest(req: FastifyRequest): z.output<typeof CheckoutReque
 }
 
 export async function billingRoutes(app: FastifyInstance, deps: BillingDeps): Promise<void> {
-  const { pool, pipeline, clock, payments } = deps;
+  const { pool, pipeline, clock, payments, member } = deps;
 
   // The checkout's body reaches its handler raw: it is validated after authentication.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
+  /** `billing`: a change of billing, which a signed-in member may make only as the workspace's owner. */
   const accountRoute =
-    (handle: (req: FastifyRequest, workspaceId: string) => Promise<unknown>) =>
+    (handle: (req: FastifyRequest, workspaceId: string) => Promise<unknown>, billing = false) =>
     async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-      const outcome = await pipeline.account({ headers: credentialHeaders(req), requestId: req.id }, (caller) =>
-        handle(req, caller.workspaceId),
+      const signedIn = await member(req);
+      const outcome = await pipeline.account(
+        { headers: credentialHeaders(req), requestId: req.id, member: signedIn },
+        (caller) => {
+          if (billing && signedIn && signedIn.role !== 'owner') throw ownerOnly();
+          return handle(req, caller.workspaceId);
+        },
       );
       recordCall(req, outcome, 'rest');
       return sendOutcome(reply, outcome);
@@ -128,7 +139,7 @@ export async function billingRoutes(app: FastifyInstance, deps: BillingDeps): Pr
       const { slug } = readCheckoutRequest(req);
       const { url } = await startCheckout(pool, payments, workspaceId, slug, clock.now());
       return { url };
-    }),
+    }, true),
   );
 
   app.get(

@@ -1,7 +1,7 @@
-// The hosted checkout page (/checkout/{id}): the pack, its price and the workspace, and for an open
-// local checkout a button that completes the payment. Plain HTML, no script, nothing external.
+// The hosted checkout page (/checkout/{id}): the pack or plan, its price and the workspace, and for an
+// open local checkout a button that completes the payment. Plain HTML, no script, nothing external.
 import type { Checkout } from '../billing/checkouts.js';
-import { formatUsd, PACKS } from '../accounts/catalog.js';
+import { formatUsd, PACKS, PLANS, type PackSlug, type PlanSlug } from '../accounts/catalog.js';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
@@ -52,28 +52,51 @@ export interface CheckoutView {
   readonly payableHere: boolean;
 }
 
-/** The page of a checkout in whatever state it is. */
-export function checkoutPage({ checkout: c, workspaceName, expired, payableHere }: CheckoutView): string {
-  const title = `${PACKS[c.slug].title} credit pack`;
-  const details = `<h1>${escape(title)}</h1>
-<dl>
+/** What is bought: a pack's credits and price, or a plan's monthly price and this month's part. */
+function details(c: Checkout, workspaceName: string): { title: string; html: string } {
+  const workspace = `<dt>Workspace</dt><dd>${escape(workspaceName)} (${escape(c.workspace_id)})</dd>`;
+  if (c.kind === 'plan') {
+    const plan = PLANS[c.slug as PlanSlug];
+    return {
+      title: `${plan.name} plan`,
+      html: `<dl>
+<dt>Price</dt><dd>${escape(formatUsd(plan.priceCents ?? 0))} a month, billed on the 1st</dd>
+<dt>Due now</dt><dd>${escape(formatUsd(c.amount_cents))} for the rest of this month</dd>
+<dt>Credits</dt><dd>${plan.monthlyCredits.toLocaleString('en-US')} a month (this month in proportion)</dd>
+${workspace}
+</dl>`,
+    };
+  }
+  return {
+    title: `${PACKS[c.slug as PackSlug].title} credit pack`,
+    html: `<dl>
 <dt>Credits</dt><dd>${c.credits.toLocaleString('en-US')}, valid 12 months</dd>
 <dt>Price</dt><dd>${escape(formatUsd(c.amount_cents))}</dd>
-<dt>Workspace</dt><dd>${escape(workspaceName)} (${escape(c.workspace_id)})</dd>
-</dl>`;
+${workspace}
+</dl>`,
+  };
+}
+
+/** The page of a checkout in whatever state it is. */
+export function checkoutPage({ checkout: c, workspaceName, expired, payableHere }: CheckoutView): string {
+  const { title, html } = details(c, workspaceName);
+  const what = `<h1>${escape(title)}</h1>\n${html}`;
+  const back = '<p class="note"><a href="/account/billing">Back to your account</a></p>';
   let action: string;
   if (c.status === 'paid')
     action =
-      `<p class="status">Paid on ${escape(c.paid_at!)}. ${c.credits.toLocaleString('en-US')} credits were added ` +
-      'to the workspace. You can close this page.</p>';
+      `<p class="status">Paid on ${escape(c.paid_at!)}. ` +
+      (c.kind === 'plan'
+        ? `The workspace is on the ${escape(title)}.`
+        : `${c.credits.toLocaleString('en-US')} credits were added to the workspace.`) +
+      ` You can close this page.</p>${back}`;
   else if (c.status === 'refunded') action = `<p class="status">Refunded on ${escape(c.refunded_at!)}.</p>`;
   else if (c.provider !== 'local')
     action =
       '<p class="status">Waiting for the payment to be confirmed. ' +
       'The credits are added as soon as it is; reload this page to see.</p>';
-  else if (expired) action = '<p class="status">This checkout has expired. Start a new one from the API.</p>';
-  else if (!payableHere)
-    action = '<p class="status">This checkout can no longer be paid. Start a new one from the API.</p>';
+  else if (expired) action = `<p class="status">This checkout has expired. Start a new one.</p>${back}`;
+  else if (!payableHere) action = `<p class="status">This checkout can no longer be paid. Start a new one.</p>${back}`;
   else {
     // Relative: the page may be served under a path prefix (PUBLIC_BASE_URL).
     action =
@@ -81,9 +104,9 @@ export function checkoutPage({ checkout: c, workspaceName, expired, payableHere 
 <button type="submit">Pay ${escape(formatUsd(c.amount_cents))}</button>
 </form>
 <p class="note">Local checkout: this service takes no card. ` +
-      "Paying here records the payment and adds the credits, exactly as a card processor's confirmation would.</p>";
+      "Paying here records the payment, exactly as a card processor's confirmation would.</p>";
   }
-  return page(title, `${details}\n${action}`);
+  return page(title, `${what}\n${action}`);
 }
 
 /** A page for a checkout that does not exist, or a completion that cannot be made. */

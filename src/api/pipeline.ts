@@ -2,9 +2,11 @@
 // flows": authenticate, check the plan's surface, rate limit, validate, plan gate, reserve a credit,
 // handle, settle. Authentication, the plan gate and the reservation share one database round trip;
 // the stages still decide in that order. Calls that run no operation pass its first stages too: MCP's
-// free methods (admit) and the account routes of billing (account).
+// free methods (admit) and the account routes of billing (account). On the same-origin proxy a member
+// signed in to the web app may call instead of a key (`member`): the same stages, on the workspace's live
+// credits.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Caller, Gate, GateResult } from '../accounts/gate.js';
+import type { Caller, Credential, Gate, GateResult } from '../accounts/gate.js';
 import { presentedKey } from '../accounts/keys.js';
 import type { Surface } from '../accounts/catalog.js';
 import type { Clock } from '../clock.js';
@@ -33,10 +35,20 @@ export interface Invocation {
   readonly requestId: string;
   /** The client's address (keyless routes are limited per address). */
   readonly clientIp: string;
+  /**
+   * A member signed in to the web app, calling through the same-origin proxy with no key: its session and
+   * CSRF token already checked (src/api/web/proxy-auth.ts). Never set on /v1 or /mcp.
+   */
+  readonly member?: MemberCall | null;
+}
+
+export interface MemberCall {
+  readonly workspaceId: string;
+  readonly userId: string;
 }
 
 /** What the first stages need of a call that runs no operation. */
-export type Admission = Pick<Invocation, 'surface' | 'headers' | 'requestId'>;
+export type Admission = Pick<Invocation, 'surface' | 'headers' | 'requestId' | 'member'>;
 
 type Result = ListResult | SingleResult | FileResult;
 
@@ -206,10 +218,15 @@ export class Pipeline {
     inv: Admission,
     ask: { reserve?: boolean; leadFeed?: boolean; csv?: boolean } = {},
   ): Promise<GateResult & { caller: Caller }> {
-    const creds = presentedKey(inv.headers);
-    if (creds.kind !== 'key') throw unauthorized();
+    let credential: Credential;
+    if (inv.member) credential = { member: inv.member };
+    else {
+      const creds = presentedKey(inv.headers);
+      if (creds.kind !== 'key') throw unauthorized();
+      credential = { key: creds.key };
+    }
     const gate = await this.deps.gate.check({
-      key: creds.key,
+      credential,
       surface: inv.surface,
       reserve: ask.reserve ?? false,
       leadFeed: ask.leadFeed ?? false,

@@ -7,7 +7,7 @@ import { ApiError } from './errors.js';
 import type { Operation, ListResult } from './operation.js';
 import { credentialHeaders } from './credentials.js';
 import { csvHeaders, toCsv, wantsCsv } from './csv.js';
-import type { Outcome, Pipeline } from './pipeline.js';
+import type { MemberCall, Outcome, Pipeline } from './pipeline.js';
 import { perMinuteRefusal } from './refusals.js';
 
 export const API_PREFIXES = ['/v1', '/api/v1'] as const;
@@ -24,6 +24,10 @@ function hitColumns(op: Operation): string[] {
 export interface CallRecord {
   workspaceId: string | null;
   keyId: string | null;
+  /** A member signed in to the web app, calling through the same-origin proxy. */
+  userId: string | null;
+  /** A test key's call (its credits are the test pool's, not the workspace's usage). */
+  testKey: boolean;
   credits: number;
   surface: 'rest' | 'mcp' | 'keyless';
 }
@@ -38,6 +42,8 @@ export function recordCall(req: FastifyRequest, outcome: Outcome, surface: CallR
   req.call = {
     workspaceId: outcome.caller?.workspaceId ?? null,
     keyId: outcome.caller?.keyId ?? null,
+    userId: outcome.caller?.userId ?? null,
+    testKey: outcome.caller?.keyKind === 'test',
     credits: outcome.credits,
     surface,
   };
@@ -50,7 +56,16 @@ export function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply
   return reply.send(outcome.body);
 }
 
-export function registerRest(app: FastifyInstance, operations: readonly Operation[], pipeline: Pipeline): void {
+/**
+ * `member` reads a member signed in to the web app from a request of the same-origin proxy (/api/v1
+ * only, when it presents no key): docs/contract.md, "Authentication".
+ */
+export function registerRest(
+  app: FastifyInstance,
+  operations: readonly Operation[],
+  pipeline: Pipeline,
+  member: (req: FastifyRequest) => Promise<MemberCall | null> = async () => null,
+): void {
   for (const op of operations) {
     const columns = hitColumns(op);
     const handler = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
@@ -66,6 +81,7 @@ export function registerRest(app: FastifyInstance, operations: readonly Operatio
         csv,
         requestId: req.id,
         clientIp: req.ip,
+        member: op.keyless ? null : await member(req),
       });
       recordCall(req, outcome, op.keyless ? 'keyless' : 'rest');
       if (csv && outcome.status === 200 && outcome.result) {

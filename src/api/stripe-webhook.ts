@@ -1,10 +1,19 @@
 // POST /webhooks/stripe (served only with the Stripe provider): Stripe's signed reports of paid
-// checkouts and invoices, verified over the exact bytes, each handled idempotently.
+// checkouts (packs and subscriptions), subscription changes and invoices, verified over the exact
+// bytes, each applied once (docs/billing.md, "Subscriptions with Stripe").
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import type Stripe from 'stripe';
 import { fulfilCheckout } from '../billing/checkouts.js';
 import { payProcessorItems } from '../billing/invoices.js';
+import { sendToProcessor } from '../billing/overage.js';
+import {
+  applySubscriptionEvent,
+  recordHandled,
+  seenEvent,
+  stateOf,
+  type SubscriptionState,
+} from '../billing/stripe-events.js';
 import type { StripePayments } from '../billing/stripe.js';
 import type { Clock } from '../clock.js';
 import { badRequest } from './errors.js';
@@ -40,24 +49,49 @@ export async function stripeWebhook(app: FastifyInstance, deps: StripeWebhookDep
 }
 
 async function handleStripeEvent(event: Stripe.Event, { pool, stripe, clock }: StripeWebhookDeps): Promise<void> {
+  if (await seenEvent(pool, event.id)) return;
+  const now = clock.now();
+  const created = new Date(event.created * 1000);
+  const subscriptionEvent = (subscription: string | null, state: SubscriptionState, plan: string | null) =>
+    subscription
+      ? applySubscriptionEvent(pool, { id: event.id, type: event.type, created, subscription, state, plan }, now)
+      : recordHandled(pool, { id: event.id, type: event.type, created }, now);
   switch (event.type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded': {
       const session = event.data.object;
       // A delayed payment method completes the session unpaid; its async_payment_succeeded follows.
-      if (session.payment_status !== 'paid') return;
-      await fulfilCheckout(pool, { providerRef: session.id }, clock.now(), {
+      // A subscription whose first invoice is nothing (a 100% coupon) needs no payment.
+      if (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required') return;
+      await fulfilCheckout(pool, { providerRef: session.id }, now, {
         paymentRef: idOf(session.payment_intent),
         customer: idOf(session.customer),
+        subscription: idOf(session.subscription),
       });
-      return;
+      break;
     }
-    case 'invoice.paid': {
+    case 'customer.subscription.updated':
+    case 'customer.subscription.deleted': {
+      const sub = event.data.object;
+      const state = event.type === 'customer.subscription.deleted' ? 'cancelled' : stateOf(sub.status);
+      await subscriptionEvent(sub.id, state, sub.metadata?.plan ?? null);
+      break;
+    }
+    case 'invoice.paid':
+    case 'invoice.payment_failed': {
       const invoice = event.data.object;
-      const items = await stripe.paidInvoiceItems(invoice);
-      await payProcessorItems(pool, items, clock.now(), `Stripe invoice ${invoice.id}`);
-      return;
+      if (event.type === 'invoice.paid') {
+        const items = await stripe.paidInvoiceItems(invoice);
+        await payProcessorItems(pool, items, now, `Stripe invoice ${invoice.id}`);
+      }
+      const subscription = idOf(invoice.parent?.subscription_details?.subscription ?? null);
+      await subscriptionEvent(subscription, event.type === 'invoice.paid' ? 'active' : 'past_due', null);
+      break;
     }
     default:
+      return;
   }
+  await recordHandled(pool, { id: event.id, type: event.type, created }, now);
+  // A cancellation issues the final invoice of the overage: it goes to Stripe now.
+  await sendToProcessor(pool, stripe);
 }

@@ -1,13 +1,14 @@
-// Checkouts of credit packs: started for a workspace, fulfilled when the provider reports the
-// payment (the local page's button and Stripe's webhook call the same function), once per
-// checkout, and refunded by the operator within the pack rules.
+// Checkouts of credit packs and of plans: started for a workspace, fulfilled when the provider reports
+// the payment (the local page's button and Stripe's webhook call the same function), once per
+// checkout; packs refunded within the pack rules.
 import type pg from 'pg';
 import { base62 } from '../accounts/keys.js';
-import { PACKS, REFUND_DAYS, REFUND_MAX_USED_PERCENT, type PackSlug } from '../accounts/catalog.js';
+import { PACKS, REFUND_DAYS, REFUND_MAX_USED_PERCENT, type PackSlug, type PlanSlug } from '../accounts/catalog.js';
 import { addPack, isPackSlug } from '../accounts/packs.js';
 import { writeLedger } from '../accounts/workspaces.js';
 import { inTransaction } from '../db/pool.js';
 import { CURRENCY } from '../accounts/catalog.js';
+import { applyPlanChange } from './plan-change.js';
 import type { PaymentProvider, ProviderName } from './provider.js';
 import { iso } from './sql.js';
 
@@ -20,7 +21,10 @@ export const CHECKOUT_TTL_MS = 24 * 60 * 60 * 1000;
 export interface Checkout {
   id: string;
   workspace_id: string;
-  slug: PackSlug;
+  /** A credit pack, or a plan (subscribe or upgrade: plan-change.ts). */
+  kind: 'pack' | 'plan';
+  /** The pack's slug, or the plan's. */
+  slug: PackSlug | PlanSlug;
   credits: number;
   amount_cents: number;
   currency: string;
@@ -35,7 +39,7 @@ export interface Checkout {
 
 type Db = pg.Pool | pg.PoolClient;
 
-const COLUMNS = `id, workspace_id, slug, credits, amount_cents, currency, provider, status,
+const COLUMNS = `id, workspace_id, kind, slug, credits, amount_cents, currency, provider, status,
   ${iso('created_at')} AS created_at, ${iso('expires_at')} AS expires_at, ${iso('paid_at')} AS paid_at, pack_id,
   ${iso('refunded_at')} AS refunded_at`;
 
@@ -61,22 +65,42 @@ export async function startCheckout(
   const { url, providerRef } = await provider.startCheckout({
     id,
     workspaceId,
+    kind: 'pack',
     slug,
     credits,
     amountCents: priceCents,
     currency: CURRENCY,
     customer: rows[0].stripe_customer_id,
   });
+  await recordCheckout(
+    pool,
+    { id, workspaceId, kind: 'pack', slug, credits, amountCents: priceCents },
+    provider,
+    providerRef,
+    now,
+  );
+  return { id, url };
+}
+
+/** Records a checkout the provider has opened. */
+export async function recordCheckout(
+  pool: pg.Pool,
+  c: { id: string; workspaceId: string; kind: 'pack' | 'plan'; slug: string; credits: number; amountCents: number },
+  provider: PaymentProvider,
+  providerRef: string | null,
+  now: Date,
+): Promise<void> {
   await pool.query(
-    `INSERT INTO checkouts (id, workspace_id, slug, credits, amount_cents, currency, provider, provider_ref,
+    `INSERT INTO checkouts (id, workspace_id, kind, slug, credits, amount_cents, currency, provider, provider_ref,
                             created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     [
-      id,
-      workspaceId,
-      slug,
-      credits,
-      priceCents,
+      c.id,
+      c.workspaceId,
+      c.kind,
+      c.slug,
+      c.credits,
+      c.amountCents,
       CURRENCY,
       provider.name,
       providerRef,
@@ -84,7 +108,6 @@ export async function startCheckout(
       new Date(now.getTime() + CHECKOUT_TTL_MS),
     ],
   );
-  return { id, url };
 }
 
 export async function getCheckout(db: Db, id: string): Promise<Checkout | null> {
@@ -130,6 +153,8 @@ export interface Payment {
   readonly paymentRef?: string | null;
   /** The processor's customer (remembered for the workspace's next checkouts and invoices). */
   readonly customer?: string | null;
+  /** A plan checkout at Stripe: the subscription it created. */
+  readonly subscription?: string | null;
 }
 
 /**
@@ -151,13 +176,22 @@ export async function fulfilCheckout(
     const checkout = rows[0];
     if (!checkout) return null;
     if (checkout.status !== 'open') return { checkout, granted: false };
-    if (!isPackSlug(checkout.slug))
-      throw new Error(`checkout ${checkout.id} is for an unknown pack ${String(checkout.slug)}`);
-    const pack = await addPack(client, checkout.workspace_id, checkout.slug, at, checkout.id);
-    if (!pack) throw new Error(`checkout ${checkout.id} is open but a pack was already granted for it`);
+    let packId: number | null = null;
+    if (checkout.kind === 'plan') {
+      const sub = payment.subscription
+        ? { subscriptionId: payment.subscription, customer: payment.customer ?? null }
+        : null;
+      await applyPlanChange(client, checkout.workspace_id, checkout.slug as PlanSlug, at, sub);
+    } else {
+      if (!isPackSlug(checkout.slug))
+        throw new Error(`checkout ${checkout.id} is for an unknown pack ${String(checkout.slug)}`);
+      const pack = await addPack(client, checkout.workspace_id, checkout.slug, at, checkout.id);
+      if (!pack) throw new Error(`checkout ${checkout.id} is open but a pack was already granted for it`);
+      packId = pack.id;
+    }
     await client.query(
       `UPDATE checkouts SET status = 'paid', paid_at = $2, pack_id = $3, payment_ref = $4 WHERE id = $1`,
-      [checkout.id, at, pack.id, payment.paymentRef ?? null],
+      [checkout.id, at, packId, payment.paymentRef ?? null],
     );
     if (payment.customer) {
       await client.query('UPDATE workspaces SET stripe_customer_id = $2 WHERE id = $1 AND stripe_customer_id IS NULL', [
@@ -193,6 +227,8 @@ export async function refundCheckout(pool: pg.Pool, provider: PaymentProvider, i
     );
     const c = rows[0];
     if (!c) throw new BillingError(`no checkout ${id}`);
+    if (c.kind === 'plan')
+      throw new BillingError(`checkout ${id} paid for a plan: subscription payments are not refunded`);
     if (c.status === 'open') throw new BillingError(`checkout ${id} was never paid: there is nothing to refund`);
     if (c.status === 'refunded') throw new BillingError(`checkout ${id} was already refunded at ${c.refunded_at}`);
     if (c.too_late)

@@ -1,15 +1,26 @@
-// The Stripe provider, through the official package: a Checkout Session per checkout, webhook
-// events verified on their raw body with Stripe's own helper, refunds, and overage as pending
-// invoice items (Stripe puts them on the customer's next subscription invoice).
+// The Stripe provider, through the official package: a Checkout Session per checkout (payment mode for
+// packs, subscription mode for plans), plan changes, cancellation and the customer portal, webhook
+// events verified on their raw body with Stripe's own helper, refunds, and overage as pending invoice
+// items (Stripe puts them on the customer's next subscription invoice).
 import Stripe from 'stripe';
-import { PACKS } from '../accounts/catalog.js';
+import { PACKS, PLANS, type PlanSlug } from '../accounts/catalog.js';
 import {
   checkoutPageUrl,
   type CheckoutStart,
+  type PackCheckoutStart,
   type PaymentProvider,
+  type PlanCheckoutStart,
   type ProcessorInvoiceItem,
   type ProcessorInvoicing,
+  type SubscriptionBilling,
 } from './provider.js';
+
+/** A plan's monthly price, as Stripe's inline prices take it. */
+const planAmount = (plan: PlanSlug, currency: string) => ({
+  currency,
+  unit_amount: PLANS[plan].priceCents ?? 0,
+  recurring: { interval: 'month' as const },
+});
 
 export interface StripeSettings {
   readonly secretKey: string;
@@ -19,9 +30,10 @@ export interface StripeSettings {
   readonly httpClient?: Stripe.HttpClient;
 }
 
-export class StripePayments implements PaymentProvider, ProcessorInvoicing {
+export class StripePayments implements PaymentProvider, ProcessorInvoicing, SubscriptionBilling {
   readonly name = 'stripe';
   readonly invoicing: ProcessorInvoicing = this;
+  readonly subscriptions: SubscriptionBilling = this;
   private readonly stripe: Stripe;
 
   constructor(private readonly settings: StripeSettings) {
@@ -33,8 +45,14 @@ export class StripePayments implements PaymentProvider, ProcessorInvoicing {
   }
 
   async startCheckout(c: CheckoutStart): Promise<{ url: string; providerRef: string }> {
+    const session = c.kind === 'plan' ? await this.planSession(c) : await this.packSession(c);
+    if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a URL`);
+    return { url: session.url, providerRef: session.id };
+  }
+
+  private packSession(c: PackCheckoutStart): Promise<Stripe.Checkout.Session> {
     const page = checkoutPageUrl(this.settings.publicBaseUrl, c.id);
-    const session = await this.stripe.checkout.sessions.create(
+    return this.stripe.checkout.sessions.create(
       {
         mode: 'payment',
         client_reference_id: c.id,
@@ -59,8 +77,60 @@ export class StripePayments implements PaymentProvider, ProcessorInvoicing {
       },
       { idempotencyKey: `checkout-${c.id}` },
     );
-    if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a URL`);
-    return { url: session.url, providerRef: session.id };
+  }
+
+  /**
+   * Checkout in subscription mode: the plan's monthly price, its cycle anchored at 00:00 UTC on the 1st like
+   * the service's cycles, this month's part prorated (docs/billing.md, "Plans").
+   */
+  private planSession(c: PlanCheckoutStart): Promise<Stripe.Checkout.Session> {
+    const page = checkoutPageUrl(this.settings.publicBaseUrl, c.id);
+    return this.stripe.checkout.sessions.create(
+      {
+        mode: 'subscription',
+        client_reference_id: c.id,
+        metadata: { checkout_id: c.id, workspace_id: c.workspaceId, plan: c.slug },
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              ...planAmount(c.slug, c.currency),
+              product_data: { name: `Registry Lookup ${PLANS[c.slug].name} plan` },
+            },
+          },
+        ],
+        subscription_data: {
+          billing_cycle_anchor: Math.floor(c.anchor.getTime() / 1000),
+          proration_behavior: 'create_prorations',
+          metadata: { workspace_id: c.workspaceId, plan: c.slug },
+        },
+        ...(c.customer ? { customer: c.customer } : {}),
+        success_url: page,
+        cancel_url: page,
+      },
+      { idempotencyKey: `checkout-${c.id}` },
+    );
+  }
+
+  async changePlan(subscriptionId: string, plan: PlanSlug, when: 'now' | 'next_cycle'): Promise<void> {
+    const sub = await this.stripe.subscriptions.retrieve(subscriptionId);
+    const item = sub.items.data[0];
+    if (!item) throw new Error(`Stripe subscription ${subscriptionId} has no item`);
+    const product = typeof item.price.product === 'string' ? item.price.product : item.price.product.id;
+    await this.stripe.subscriptions.update(subscriptionId, {
+      items: [{ id: item.id, price_data: { ...planAmount(plan, item.price.currency), product } }],
+      proration_behavior: when === 'now' ? 'always_invoice' : 'none',
+      metadata: { plan },
+    });
+  }
+
+  async cancel(subscriptionId: string): Promise<void> {
+    await this.stripe.subscriptions.cancel(subscriptionId, { prorate: false });
+  }
+
+  async portalUrl(customer: string, returnUrl: string): Promise<string> {
+    const session = await this.stripe.billingPortal.sessions.create({ customer, return_url: returnUrl });
+    return session.url;
   }
 
   async refund(c: { id: string; paymentRef: string | null; amountCents: number }): Promise<string> {

@@ -16,19 +16,22 @@ export interface Cancellation {
 }
 
 export async function cancelSubscription(pool: pg.Pool, workspace: string, now: Date): Promise<Cancellation> {
-  return inTransaction(pool, async (client) => {
-    const w = await getWorkspace(client, workspace, true);
-    if (w.plan === 'free_trial')
-      throw new BillingError(`workspace ${workspace} is on the free trial: there is no subscription to cancel`);
-    if (w.subscription_status === 'cancelled')
-      throw new BillingError(`the subscription of workspace ${workspace} is already cancelled`);
-    await client.query(`UPDATE workspaces SET subscription_status = 'cancelled', cancelled_at = $2 WHERE id = $1`, [
-      workspace,
-      now,
-    ]);
-    const { items, finalInvoice } = await billWorkspace(client, workspace, isoDay(now), now);
-    return { workspace: await getWorkspace(client, workspace), items, final_invoice: finalInvoice };
-  });
+  return inTransaction(pool, (client) => cancelIn(client, workspace, now));
+}
+
+/** cancelSubscription inside the caller's transaction. */
+export async function cancelIn(client: pg.PoolClient, workspace: string, now: Date): Promise<Cancellation> {
+  const w = await getWorkspace(client, workspace, true);
+  if (w.plan === 'free_trial')
+    throw new BillingError(`workspace ${workspace} is on the free trial: there is no subscription to cancel`);
+  if (w.subscription_status === 'cancelled')
+    throw new BillingError(`the subscription of workspace ${workspace} is already cancelled`);
+  await client.query(
+    `UPDATE workspaces SET subscription_status = 'cancelled', cancelled_at = $2, pending_plan = NULL WHERE id = $1`,
+    [workspace, now],
+  );
+  const { items, finalInvoice } = await billWorkspace(client, workspace, isoDay(now), now);
+  return { workspace: await getWorkspace(client, workspace), items, final_invoice: finalInvoice };
 }
 
 /** The workspace's customer at Stripe (null to forget it): where its overage is invoiced. */

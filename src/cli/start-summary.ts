@@ -1,6 +1,7 @@
 // What `registry serve` prints once the server listens: on the first start a short summary for a
 // newcomer (what was loaded, where the data lives, the demo key, the URL and a first curl to try);
 // on later starts one line.
+import path from 'node:path';
 import type pg from 'pg';
 import { PLANS } from '../accounts/catalog.js';
 import type { Config } from '../config/index.js';
@@ -48,6 +49,11 @@ export async function startSummary(server: RunningServer, config: Config): Promi
       `                     -H "Authorization: Bearer ${demo.key}"`,
     );
   }
+  lines.push(
+    '',
+    `  Web app          ${url}/  (sign up, keys, usage, billing; without SMTP_URL mails are written under` +
+      ` ${path.join(config.dataDir, 'mail')} and their links printed here)`,
+  );
   lines.push('', 'Ctrl-C stops the server.');
   return lines.join('\n');
 }

@@ -40,6 +40,8 @@ const EnvSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().trim().default(''),
   CHECKOUT_PROVIDER: z.enum(['local', 'stripe', '']).default(''),
   PUBLIC_BASE_URL: optionalUrl,
+  SMTP_URL: optionalUrl,
+  MAIL_FROM: z.string().trim().default('Registry Lookup <no-reply@registry-lookup.invalid>'),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   REGISTRY_SOURCE: z.string().default(''),
   REGISTRY_SFTP_KEY_FILE: z.string().trim().default(''),
@@ -86,6 +88,7 @@ export interface Config {
    */
   readonly mcpAllowedOrigins: readonly string[];
   readonly billing: BillingConfig;
+  readonly web: WebConfig;
   /** Where the daily refresh fetches the registry's files from; null: no refresh (sample or hand imports only). */
   readonly registrySource: RegistrySourceConfig | null;
   /** The refresh's first wait before retrying a failed listing or download within a run (doubles each time). */
@@ -100,6 +103,26 @@ export interface BillingConfig {
   readonly stripeWebhookSecret: string;
   /** Where buyers' browsers reach this service (checkout links, Stripe's return URLs); no trailing slash. */
   readonly publicBaseUrl: string;
+}
+
+export interface WebConfig {
+  /** SMTP server of the mails to users (`smtp://user:pass@host:587`, `smtps://...`); null: written under DATA_DIR/mail. */
+  readonly smtpUrl: string | null;
+  readonly mailFrom: string;
+  /** Cookies marked Secure (and `__Host-` named): in production, or when browsers reach the service over TLS. */
+  readonly secureCookies: boolean;
+}
+
+/** Mail and cookies of the web app. Production must send real mail: a sign-up link in a log file reaches no one. */
+function webConfig(e: z.infer<typeof EnvSchema>, production: boolean, publicBaseUrl: string): WebConfig {
+  if (e.SMTP_URL && !/^smtps?:\/\//.test(e.SMTP_URL))
+    throw new Error('invalid configuration: SMTP_URL must start with smtp:// or smtps://');
+  if (production && !e.SMTP_URL) throw new Error('invalid configuration: SMTP_URL is required in production');
+  return {
+    smtpUrl: e.SMTP_URL ?? null,
+    mailFrom: e.MAIL_FROM,
+    secureCookies: production || publicBaseUrl.startsWith('https:'),
+  };
 }
 
 /**
@@ -179,6 +202,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   const production = e.NODE_ENV === 'production';
+  const billing = billingConfig(e, production);
   const config: Config = {
     env: e.NODE_ENV,
     production,
@@ -198,7 +222,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     sample: { entities: e.SAMPLE_ENTITIES, seed: e.SAMPLE_SEED, days: e.SAMPLE_DAYS, enabled: e.SEED_SAMPLE },
     schedulerEnabled: e.SCHEDULER,
-    billing: billingConfig(e, production),
+    billing,
+    web: webConfig(e, production, billing.publicBaseUrl),
     mcpAllowedOrigins: parseOrigins(e.MCP_ALLOWED_ORIGINS),
     registrySource: registrySource(e),
     refreshRetrySeconds: e.REFRESH_RETRY_SECONDS,

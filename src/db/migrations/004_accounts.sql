@@ -1,5 +1,5 @@
 -- Accounts: plans, workspaces, API keys, credit packs, the credit ledger and its reservations, request
--- logs, and the gate's functions (api_gate, api_gate_batch, api_settle) with the cycle and expiry
+-- logs, the people of the web app (users, members, invitations, mailed links, sessions), and the gate's functions (api_gate, api_gate_batch, api_settle) with the cycle and expiry
 -- steps they take (docs/contract.md, "Authentication" and "Plans and credits"). The ledger is the
 -- truth (append-only, signed entries); the counters on `workspaces` and `credit_packs` are kept equal
 -- to its sums so a request needs one row lock and no aggregation. Every money rule runs inside
@@ -44,7 +44,13 @@ CREATE TABLE workspaces (
   -- The customer at the card processor (learnt from the first paid checkout, or set by the operator).
   stripe_customer_id  text,
   -- Overage accrued before 00:00 UTC of this day is on an invoice (null: never billed).
-  overage_billed_through date
+  overage_billed_through date,
+  -- A downgrade waits for the next cycle: this plan replaces `plan` when the cycle turns (docs/billing.md).
+  pending_plan        text REFERENCES plans (slug),
+  -- The subscription at Stripe, and the creation time of the newest of its events applied (older ones
+  -- arriving late change nothing).
+  stripe_subscription_id text UNIQUE,
+  stripe_synced_at    timestamptz
 );
 
 CREATE TABLE api_keys (
@@ -54,7 +60,11 @@ CREATE TABLE api_keys (
   hash          bytea NOT NULL UNIQUE,
   hint          text NOT NULL,
   created_at    timestamptz NOT NULL,
-  revoked_at    timestamptz
+  revoked_at    timestamptz,
+  -- The name its creator gave it in the web app (null: made by the command line).
+  name          text,
+  -- The start of the minute of its last authenticated request (written at most once a minute).
+  last_used_at  timestamptz
 );
 CREATE INDEX api_keys_workspace_idx ON api_keys (workspace_id);
 
@@ -123,6 +133,8 @@ CREATE TABLE request_logs (
   at            timestamptz NOT NULL,
   workspace_id  text,
   key_id        text,
+  -- A call of the web app's playground through the same-origin proxy: the signed-in user (no key).
+  user_id       text,
   surface       text NOT NULL,
   method        text NOT NULL,
   route         text NOT NULL,
@@ -132,6 +144,81 @@ CREATE TABLE request_logs (
   client_ip     text
 );
 CREATE INDEX request_logs_at_idx ON request_logs (at);
+-- The account pages: a workspace's requests of the last 30 days, newest first (read backward, stopping at a page).
+CREATE INDEX request_logs_workspace_idx ON request_logs (workspace_id, at, request_id) WHERE workspace_id IS NOT NULL;
+
+-- Credits kept per workspace, UTC day and surface, for live keys and members (not test keys): the account's
+-- usage chart. Added up from each batch of request logs as it is written (src/accounts/request-log.ts),
+-- so a page reads a month in 31 rows however busy the workspace; purged with the logs.
+CREATE TABLE usage_days (
+  workspace_id  text NOT NULL,
+  day           date NOT NULL,
+  rest          bigint NOT NULL DEFAULT 0,
+  mcp           bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (workspace_id, day)
+);
+
+-- The people of the web app (docs/web.md). An address is kept lower case: one account per mailbox.
+CREATE TABLE users (
+  id                  text PRIMARY KEY,
+  email               text NOT NULL UNIQUE CHECK (email = lower(email)),
+  -- scrypt, with its parameters and salt (src/accounts/passwords.ts).
+  password_hash       text NOT NULL,
+  created_at          timestamptz NOT NULL,
+  email_verified_at   timestamptz,
+  password_changed_at timestamptz NOT NULL
+);
+
+-- Who may act for a workspace: its one owner (who alone changes billing) and the members invited.
+CREATE TABLE workspace_members (
+  workspace_id  text NOT NULL REFERENCES workspaces (id),
+  user_id       text NOT NULL REFERENCES users (id),
+  role          text NOT NULL CHECK (role IN ('owner', 'member')),
+  created_at    timestamptz NOT NULL,
+  PRIMARY KEY (workspace_id, user_id)
+);
+CREATE INDEX workspace_members_user_idx ON workspace_members (user_id);
+CREATE UNIQUE INDEX workspace_members_one_owner_idx ON workspace_members (workspace_id) WHERE role = 'owner';
+
+-- An owner's invitation of an address to the workspace; the mailed link carries the token, only its hash is kept.
+CREATE TABLE invitations (
+  id            text PRIMARY KEY,
+  workspace_id  text NOT NULL REFERENCES workspaces (id),
+  email         text NOT NULL CHECK (email = lower(email)),
+  token_hash    bytea NOT NULL UNIQUE,
+  invited_by    text NOT NULL REFERENCES users (id),
+  created_at    timestamptz NOT NULL,
+  expires_at    timestamptz NOT NULL,
+  accepted_at   timestamptz,
+  revoked_at    timestamptz
+);
+CREATE INDEX invitations_workspace_idx ON invitations (workspace_id, created_at);
+
+-- Single-use mailed links: verifying the address, resetting the password. Only the token's hash is kept.
+CREATE TABLE email_tokens (
+  token_hash    bytea PRIMARY KEY,
+  user_id       text NOT NULL REFERENCES users (id),
+  purpose       text NOT NULL CHECK (purpose IN ('verify', 'reset')),
+  created_at    timestamptz NOT NULL,
+  expires_at    timestamptz NOT NULL,
+  used_at       timestamptz
+);
+CREATE INDEX email_tokens_user_idx ON email_tokens (user_id, purpose);
+
+-- Signed-in browsers. The cookie carries a random token; only its hash is kept, so a copy of this table
+-- signs no one in. Logging out deletes the row; a password change deletes every row of the user.
+CREATE TABLE web_sessions (
+  token_hash    bytea PRIMARY KEY,
+  user_id       text NOT NULL REFERENCES users (id),
+  -- The workspace the pages show (one the user is a member of).
+  workspace_id  text REFERENCES workspaces (id),
+  -- The secret its CSRF tokens are made from (@fastify/csrf).
+  csrf_secret   text NOT NULL,
+  created_at    timestamptz NOT NULL,
+  expires_at    timestamptz NOT NULL
+);
+CREATE INDEX web_sessions_user_idx ON web_sessions (user_id);
+CREATE INDEX web_sessions_expires_idx ON web_sessions (expires_at);
 
 CREATE FUNCTION month_start(p_now timestamptz) RETURNS date LANGUAGE sql IMMUTABLE AS $$
   SELECT date_trunc('month', p_now AT TIME ZONE 'UTC')::date
@@ -141,9 +228,10 @@ CREATE FUNCTION utc_midnight(p_day date) RETURNS timestamptz LANGUAGE sql IMMUTA
   SELECT p_day::timestamp AT TIME ZONE 'UTC'
 $$;
 
--- Moves a workspace into the cycle containing p_now: unused monthly credits are dropped and the
--- plan's grant lands (the trial keeps its one-time balance; a cancelled subscription gets none),
--- and the test pool starts again. Idempotent: a workspace already in that cycle is left alone.
+-- Moves a workspace into the cycle containing p_now: a downgrade waiting for it takes effect, unused
+-- monthly credits are dropped and the plan's grant lands (the trial keeps its one-time balance; a
+-- cancelled subscription gets none), and the test pool starts again. Idempotent: a workspace already
+-- in that cycle is left alone.
 CREATE FUNCTION workspace_cycle(p_ws text, p_now timestamptz, p_test_credits bigint) RETURNS boolean
   LANGUAGE plpgsql AS $$
 DECLARE
@@ -154,6 +242,10 @@ DECLARE
 BEGIN
   SELECT * INTO w FROM workspaces WHERE id = p_ws FOR UPDATE;
   IF w.cycle_start < m THEN
+    IF w.pending_plan IS NOT NULL THEN
+      UPDATE workspaces SET plan = w.pending_plan, pending_plan = NULL WHERE id = p_ws;
+      w.plan := w.pending_plan;
+    END IF;
     IF w.plan <> 'free_trial' THEN
       SELECT CASE WHEN w.subscription_status = 'cancelled' THEN 0 ELSE monthly_credits END INTO credits FROM plans WHERE slug = w.plan;
       IF w.monthly_remaining <> 0 THEN
@@ -205,12 +297,13 @@ BEGIN
   RETURN n;
 END $$;
 
--- The gate of a request, in one round trip: authenticate the key's hash, check the surface, and,
--- when p_reserve, apply the plan gate and reserve one credit in the spending order of docs/contract.md,
--- "Plans and credits".
+-- The gate of a request, in one round trip: authenticate the key's hash (or, p_hash null, take the
+-- workspace p_workspace of a signed-in member calling through the same-origin proxy: its live credits,
+-- no key), check the surface, and, when p_reserve, apply the plan gate and reserve one credit in the
+-- spending order of docs/contract.md, "Plans and credits". A key's last use is kept to the minute.
 -- Overage accrues only on an active subscription; a cancelled one with nothing left answers 402.
 -- outcome: ok | unauthorized | rest_disabled | mcp_disabled | forbidden | payment_required | quota_exhausted
-CREATE FUNCTION api_gate(p_hash bytea, p_surface text, p_reserve boolean, p_lead_feed boolean, p_csv boolean,
+CREATE FUNCTION api_gate(p_hash bytea, p_workspace text, p_surface text, p_reserve boolean, p_lead_feed boolean, p_csv boolean,
                          p_now timestamptz, p_request_id text, p_trial_days integer, p_trial_cap bigint,
                          p_test_credits bigint)
 RETURNS TABLE (outcome text, workspace_id text, key_id text, key_kind text, plan text, per_minute integer,
@@ -230,13 +323,21 @@ DECLARE
   no_renewal boolean;
   to_next_cycle integer := ceil(extract(epoch FROM utc_midnight((m + interval '1 month')::date) - p_now))::integer;
 BEGIN
-  SELECT * INTO k FROM api_keys WHERE hash = p_hash;
-  IF NOT FOUND OR k.revoked_at IS NOT NULL THEN
-    RETURN QUERY SELECT 'unauthorized', NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::bigint, NULL::bigint, NULL::integer;
-    RETURN;
+  IF p_hash IS NOT NULL THEN
+    SELECT * INTO k FROM api_keys WHERE hash = p_hash;
+    IF NOT FOUND OR k.revoked_at IS NOT NULL THEN
+      RETURN QUERY SELECT 'unauthorized', NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::bigint, NULL::bigint, NULL::integer;
+      RETURN;
+    END IF;
+    IF k.last_used_at IS NULL OR k.last_used_at < date_trunc('minute', p_now) THEN
+      UPDATE api_keys SET last_used_at = date_trunc('minute', p_now) WHERE id = k.id;
+    END IF;
+  ELSE
+    k.workspace_id := p_workspace;
+    k.kind := 'live';
   END IF;
   SELECT * INTO w FROM workspaces WHERE id = k.workspace_id;
-  IF w.suspended THEN
+  IF NOT FOUND OR w.suspended THEN
     RETURN QUERY SELECT 'unauthorized', NULL::text, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::bigint, NULL::bigint, NULL::integer;
     RETURN;
   END IF;
@@ -259,6 +360,8 @@ BEGIN
   -- From here the workspace row is locked: requests of one workspace take their credits in turn.
   PERFORM workspace_cycle(w.id, p_now, p_test_credits);
   SELECT * INTO w FROM workspaces WHERE id = w.id FOR UPDATE;
+  -- The cycle may have applied a downgrade: the new cycle's credits follow the new plan.
+  SELECT * INTO p FROM plans WHERE slug = w.plan;
   IF w.usage_month < m THEN
     UPDATE workspaces SET usage_month = m, usage_live = 0, usage_test = 0 WHERE id = w.id;
   END IF;
@@ -350,7 +453,7 @@ END $$;
 -- The answers, the ledger and the counters are those of the requests one by one: packs that have
 -- expired by the last request are closed first (their entries are dated at their expiry). Any other
 -- batch goes through api_gate request by request.
-CREATE FUNCTION api_gate_batch(p_hash bytea, p_surface text[], p_reserve boolean[], p_lead_feed boolean[],
+CREATE FUNCTION api_gate_batch(p_hash bytea, p_workspace text, p_surface text[], p_reserve boolean[], p_lead_feed boolean[],
                                p_csv boolean[], p_now timestamptz[], p_request_id text[], p_trial_days integer,
                                p_trial_cap bigint, p_test_credits bigint)
 RETURNS TABLE (i integer, outcome text, workspace_id text, key_id text, key_kind text, plan text, per_minute integer,
@@ -365,16 +468,26 @@ DECLARE
   w workspaces;
   p plans;
   ids bigint[];
+  known boolean := true;
 BEGIN
-  SELECT * INTO k FROM api_keys WHERE hash = p_hash;
-  IF FOUND AND k.revoked_at IS NULL AND k.kind = 'live' AND month_start(p_now[1]) = m
+  IF p_hash IS NOT NULL THEN
+    SELECT * INTO k FROM api_keys WHERE hash = p_hash;
+    known := FOUND;
+  ELSE
+    k.workspace_id := p_workspace;
+    k.kind := 'live';
+  END IF;
+  IF known AND k.revoked_at IS NULL AND k.kind = 'live' AND month_start(p_now[1]) = m
      AND NOT (false = ANY(p_reserve)) AND NOT (true = ANY(p_lead_feed)) AND NOT (true = ANY(p_csv)) THEN
     SELECT * INTO w FROM workspaces WHERE id = k.workspace_id FOR UPDATE;
     SELECT * INTO p FROM plans WHERE slug = w.plan;
-    IF NOT w.suspended AND w.cycle_start >= m AND w.test_cycle_start >= m AND w.usage_month >= m AND w.monthly_remaining >= n
+    IF FOUND AND NOT w.suspended AND w.cycle_start >= m AND w.test_cycle_start >= m AND w.usage_month >= m AND w.monthly_remaining >= n
        AND (p.rest OR NOT ('rest' = ANY(p_surface))) AND (p.mcp OR NOT ('mcp' = ANY(p_surface)))
        AND (w.plan <> 'free_trial' OR w.trial_capped_at IS NOT NULL OR last_now < w.created_at + make_interval(days => p_trial_days)) THEN
       PERFORM expire_packs(w.id, last_now);
+      IF p_hash IS NOT NULL AND (k.last_used_at IS NULL OR k.last_used_at < date_trunc('minute', last_now)) THEN
+        UPDATE api_keys SET last_used_at = date_trunc('minute', last_now) WHERE id = k.id;
+      END IF;
       UPDATE workspaces SET monthly_remaining = monthly_remaining - n, usage_live = usage_live + n WHERE id = w.id;
       ids := ARRAY(SELECT nextval(pg_get_serial_sequence('credit_ledger', 'id')) FROM generate_series(1, n));
       INSERT INTO credit_ledger (id, workspace_id, at, kind, pool, amount, request_id)
@@ -387,7 +500,7 @@ BEGIN
     END IF;
   END IF;
   FOR j IN 1 .. n LOOP
-    RETURN QUERY SELECT j, g.* FROM api_gate(p_hash, p_surface[j], p_reserve[j], p_lead_feed[j], p_csv[j], p_now[j], p_request_id[j],
+    RETURN QUERY SELECT j, g.* FROM api_gate(p_hash, p_workspace, p_surface[j], p_reserve[j], p_lead_feed[j], p_csv[j], p_now[j], p_request_id[j],
                                           p_trial_days, p_trial_cap, p_test_credits) g;
   END LOOP;
 END $$;

@@ -1,11 +1,14 @@
--- Billing (docs/contract.md, "Billing routes"): checkouts of credit packs, and overage invoices with
--- their daily items. The money rules stay in the ledger: a pack refund and a paid overage item each
+-- Billing (docs/contract.md, "Billing routes"): checkouts of credit packs and of plans, overage invoices
+-- with their daily items, and the Stripe events applied. The money rules stay in the ledger: a pack refund and a paid overage item each
 -- write an entry, so the balance (the ledger's signed sum) is negative exactly while overage is unpaid.
 
--- One row per checkout started; its unguessable id is the capability of the local checkout page.
+-- One row per checkout started; its unguessable id is the capability of the local checkout page. A
+-- `pack` checkout buys the credit pack `slug`; a `plan` checkout subscribes (or upgrades) to the plan
+-- `slug`, at its monthly price, the change made when it is paid (docs/billing.md, "Plans").
 CREATE TABLE checkouts (
   id            text PRIMARY KEY,
   workspace_id  text NOT NULL REFERENCES workspaces (id),
+  kind          text NOT NULL DEFAULT 'pack' CHECK (kind IN ('pack', 'plan')),
   slug          text NOT NULL,
   credits       bigint NOT NULL,
   amount_cents  integer NOT NULL CHECK (amount_cents > 0),
@@ -22,7 +25,8 @@ CREATE TABLE checkouts (
   pack_id       bigint REFERENCES credit_packs (id),
   refunded_at   timestamptz,
   refund_ref    text,
-  CHECK ((status = 'open') = (paid_at IS NULL) AND (status = 'open') = (pack_id IS NULL)),
+  CHECK ((status = 'open') = (paid_at IS NULL)),
+  CHECK (CASE kind WHEN 'pack' THEN (status = 'open') = (pack_id IS NULL) ELSE pack_id IS NULL AND status <> 'refunded' END),
   CHECK ((status = 'refunded') = (refunded_at IS NOT NULL))
 );
 CREATE INDEX checkouts_workspace_idx ON checkouts (workspace_id, created_at);
@@ -59,3 +63,11 @@ CREATE TABLE invoice_items (
 CREATE INDEX invoice_items_invoice_idx ON invoice_items (invoice_id);
 CREATE INDEX invoice_items_unpaid_idx ON invoice_items (workspace_id) WHERE paid_at IS NULL;
 
+
+-- Stripe events applied, by id: Stripe delivers an event at least once, and each is applied once.
+CREATE TABLE stripe_events (
+  id            text PRIMARY KEY,
+  type          text NOT NULL,
+  created       timestamptz NOT NULL,
+  received_at   timestamptz NOT NULL
+);
