@@ -48,7 +48,8 @@ const asPostgres = (bin: string, args: string[]) =>
   process.getuid?.() === 0 ? run('runuser', ['-u', 'postgres', '--', bin, ...args]) : run(bin, args);
 
 const skip = await unavailable();
-if (skip && process.env.CI) throw new Error(`streaming replica test cannot run: ${skip}`);
+// The embedded run has no DATABASE_URL and skips; under CI a machine PostgreSQL that cannot replicate is a failure.
+if (skip && process.env.CI && process.env.DATABASE_URL) throw new Error(`streaming replica test cannot run: ${skip}`);
 
 describe('a streaming replica behind READ_DATABASE_URL', { skip: skip ?? false }, () => {
   let primary: TestDatabase;
