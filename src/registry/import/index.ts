@@ -11,6 +11,7 @@ import { readRecords, type ReadStats, type Reject } from './read.js';
 import { entityRow, eventRow, officerRows } from './rows.js';
 import { loadSnapshot, type SnapshotOptions } from './snapshot.js';
 import { checksum, discover, type SourceFile } from './sources.js';
+import { vacuumDataset } from './vacuum.js';
 
 const IMPORT_LOCK = 7_310_002;
 const REJECTS_SHOWN = 20;
@@ -168,38 +169,6 @@ async function warmDataset(pool: pg.Pool, log: (line: string) => void): Promise<
   }
 }
 
-/**
- * The tables whose covering indexes searches read index-only (the postings' rank index, the entities'
- * status and type date indexes, the officers' name index), vacuumed after a snapshot and after daily
- * files. A full load's own vacuum of the postings marks no page all-visible while a statement older
- * than their rows still runs, as the other connection's index build may be; run once the load is in,
- * it does (a second when they are marked already; the copied tables were frozen by their COPY). A page
- * a file changed is not all-visible, and an index-only scan reads the table there; autovacuum waits
- * for a fifth of a table to change, which a quarter of daily files never reaches. A vacuum marks such
- * a page again only once its dead rows are gone from the indexes, a pass it skips while they are on
- * under 2% of the pages: the postings, with one index (4.4 s at 12.6 million entities), always take
- * it. S of type DOMNP passed 11,316 postings on such pages after ten daily files, none after the pass.
- */
-const INDEX_ONLY_TABLES = [
-  { table: 'entity_postings', options: '(INDEX_CLEANUP ON)' },
-  { table: 'entities', options: '' },
-  { table: 'officers', options: '' },
-] as const;
-
-/** Vacuums INDEX_ONLY_TABLES after a snapshot or daily files; like the prewarm, a failure is logged, not thrown. */
-async function vacuumDataset(pool: pg.Pool, log: (line: string) => void): Promise<void> {
-  const started = Date.now();
-  try {
-    for (const { table, options } of INDEX_ONLY_TABLES) await pool.query(`VACUUM ${options} registry.${table}`);
-    log(
-      `dataset: vacuumed ${INDEX_ONLY_TABLES.map((t) => t.table).join(', ')} ` +
-        `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    );
-  } catch (err) {
-    log(`dataset: vacuum failed (${err instanceof Error ? err.message : String(err)}); the files stand`);
-  }
-}
-
 export async function importFiles(
   pool: pg.Pool,
   paths: readonly string[],
@@ -254,7 +223,7 @@ export async function importFiles(
         : await applyChanges(pool, file, sum, startedAt, progress, opts.refuse);
       fullLoaded ||= file.fullLoad;
       // Once a snapshot's tables are all in (the next file is not another), before the daily files:
-      // they read the same rows and index pages at random. The vacuum first (see INDEX_ONLY_TABLES).
+      // they read the same rows and index pages at random. The vacuum first (see vacuum.ts).
       if (file.fullLoad && !files[i + 1]?.fullLoad) {
         await vacuumDataset(pool, log);
         await warmDataset(pool, log);

@@ -262,7 +262,7 @@ async function buildTables(
     // Derived rows were inserted, not copied frozen: vacuumed, their pages are marked all-visible and
     // index-only scans (the ranked postings' filtered pages) skip the table. Only when no statement
     // older than the rows still runs on the other connection, though: the import vacuums the postings
-    // again once the load is in (index.ts, INDEX_ONLY_TABLES).
+    // again once the load is in (vacuum.ts).
     const analyze = `${derived ? 'VACUUM (ANALYZE)' : 'ANALYZE'} ${NEXT}.${table}`;
     nodes[`analyze:${table}`] = { priority: 1, run: timed(`statistics of ${table}`, () => pool.query(analyze)) };
     for (const b of all) edges.push([b, `analyze:${table}`]);
