@@ -11,12 +11,11 @@
 // PostgreSQL under bench/work/ratelimit. Settings: BENCH_DURATION (seconds per run, 5),
 // BENCH_ROUNDS (runs per mode, alternating, 5), BENCH_RATE (requests a second, 2000),
 // BENCH_CONNECTIONS (10).
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { cannon, type CannonRun } from './cannon.js';
 import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
 import { buildApp, type App } from '../src/api/app.js';
 import { systemClock } from '../src/clock.js';
@@ -32,10 +31,6 @@ const DURATION = setting('BENCH_DURATION', 5);
 const ROUNDS = setting('BENCH_ROUNDS', 5);
 const RATE = setting('BENCH_RATE', 2000);
 const CONNECTIONS = setting('BENCH_CONNECTIONS', 10);
-const autocannonBin = path.join(
-  path.dirname(createRequire(import.meta.url).resolve('autocannon/package.json')),
-  'autocannon.js',
-);
 
 /** The limiter switched off: every request allowed, nothing counted (the headers are still written). */
 const switchedOff: RateLimiter = {
@@ -43,15 +38,6 @@ const switchedOff: RateLimiter = {
   peek: async (_key, limit) => openWindow(limit, Date.now()),
   close: async () => {},
 };
-
-interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  failed: number;
-  /** The server's CPU time (this process: user + system) per request served, in microseconds. */
-  cpu: number;
-}
 
 /**
  * The limiter's own cost per request, free of the machine's noise: the in-process store and the
@@ -71,49 +57,6 @@ async function storeCostMicros(calls: number): Promise<number> {
   };
   await run(calls); // fills the window and warms up
   return run(calls);
-}
-
-/** One autocannon run (a child process, so that it does not share the server's event loop). */
-function cannon(url: string, key: string, seconds: number, rate: number | null): Promise<Run> {
-  const cpuBefore = process.cpuUsage();
-  const args = [
-    autocannonBin,
-    '-j',
-    '-n',
-    '-c',
-    String(CONNECTIONS),
-    '-d',
-    String(seconds),
-    '-H',
-    `authorization=Bearer ${key}`,
-  ];
-  if (rate) args.push('-R', String(rate));
-  args.push(url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited with ${code}`));
-      const r = JSON.parse(out.trim().split('\n').pop()!) as {
-        requests: { total: number };
-        latency: { p50: number; p99: number };
-        duration: number;
-        non2xx: number;
-        errors: number;
-        timeouts: number;
-      };
-      const cpu = process.cpuUsage(cpuBefore);
-      resolve({
-        rps: r.requests.total / r.duration,
-        p50: r.latency.p50,
-        p99: r.latency.p99,
-        failed: r.non2xx + r.errors + r.timeouts,
-        cpu: (cpu.user + cpu.system) / Math.max(1, r.requests.total),
-      });
-    });
-  });
 }
 
 /** With DATABASE_URL: a scratch database on that server, so that the bench leaves nothing behind. */
@@ -193,19 +136,24 @@ try {
       `${(((micros * RATE) / 1e6) * 100).toFixed(2)}% of one core`,
   );
 
-  for (const m of modes) await cannon(m.url, key.key, 3, null); // warm-up: JIT, pool connections
+  // Warm-up: JIT, pool connections.
+  for (const m of modes) await cannon({ url: m.url, key: key.key, seconds: 3, connections: CONNECTIONS });
 
   const phases: Array<{ name: string; rate: number | null }> = [
     { name: `at ${RATE} req/s`, rate: RATE },
     { name: 'unthrottled', rate: null },
   ];
   for (const phase of phases) {
-    const runs = new Map<string, Run[]>(modes.map((m) => [m.name, []]));
+    const runs = new Map<string, CannonRun[]>(modes.map((m) => [m.name, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const m of round % 2 ? [...modes].reverse() : modes)
-        runs.get(m.name)!.push(await cannon(m.url, key.key, DURATION, phase.rate));
+        runs
+          .get(m.name)!
+          .push(
+            await cannon({ url: m.url, key: key.key, seconds: DURATION, connections: CONNECTIONS, rate: phase.rate }),
+          );
     }
-    const median = (rs: Run[], f: (r: Run) => number): number => {
+    const median = (rs: CannonRun[], f: (r: CannonRun) => number): number => {
       const v = rs.map(f).sort((a, b) => a - b);
       return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
     };

@@ -12,11 +12,10 @@
 // bench/work/web with the 25,000-entity sample, generated and loaded on the first run. Settings:
 // BENCH_DURATION (seconds per run, 5), BENCH_ROUNDS (runs per mode and route, alternating, 3),
 // BENCH_PAGE_REQUESTS (fetches per page, 100).
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { cannon } from './cannon.js';
 import { openSession } from '../src/accounts/sessions.js';
 import { issueEmailToken, signUp, verifyEmail } from '../src/accounts/users.js';
 import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
@@ -34,10 +33,6 @@ const PAGE_REQUESTS = setting('BENCH_PAGE_REQUESTS', 100);
 /** The issue's target for a page's median answer on the sample dataset. */
 const PAGE_TARGET_MS = 50;
 const CONNECTIONS = 10;
-const autocannonBin = path.join(
-  path.dirname(createRequire(import.meta.url).resolve('autocannon/package.json')),
-  'autocannon.js',
-);
 
 const PUBLIC_PAGES = ['/', '/pricing', '/docs', '/data-coverage', '/llms.txt', '/login', '/signup'];
 const ACCOUNT_PAGES = [
@@ -51,42 +46,6 @@ const ACCOUNT_PAGES = [
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const p95 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!;
-
-/** One autocannon run in a child process (so that it does not share the servers' event loop); requests a second. */
-function cannon(
-  url: string,
-  key: string,
-  seconds: number,
-): Promise<{ rps: number; p50: number; failed: number; cpu: number }> {
-  const cpuBefore = process.cpuUsage();
-  const args = [autocannonBin, '-j', '-n', '-c', String(CONNECTIONS), '-d', String(seconds)];
-  args.push('-H', `authorization=Bearer ${key}`, url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited with ${code}`));
-      const r = JSON.parse(out.trim().split('\n').pop()!) as {
-        requests: { total: number };
-        latency: { p50: number };
-        duration: number;
-        non2xx: number;
-        errors: number;
-      };
-      const cpu = process.cpuUsage(cpuBefore);
-      resolve({
-        rps: r.requests.total / r.duration,
-        p50: r.latency.p50,
-        failed: r.non2xx + r.errors,
-        // This process's CPU (the servers; autocannon runs apart) per request: the machine's other load disturbs it far
-        // less than the rate.
-        cpu: (cpu.user + cpu.system) / Math.max(1, r.requests.total),
-      });
-    });
-  });
-}
 
 /** Fetches `url` `n` times one after another; the answer times in milliseconds. */
 async function timePage(url: string, cookie: string, n: number): Promise<number[]> {
@@ -160,12 +119,13 @@ try {
 
   console.log('\nAPI requests a second (median of the rounds), the web app registered or not:');
   for (const [name, route] of Object.entries(routes)) {
-    for (const m of modes) await cannon(`${m.url}${route}`, key.key, 2); // warm-up
+    for (const m of modes)
+      await cannon({ url: `${m.url}${route}`, key: key.key, seconds: 2, connections: CONNECTIONS }); // warm-up
     const rps: Record<string, number[]> = {};
     const cpu: Record<string, number[]> = {};
     for (let round = 0; round < ROUNDS; round++)
       for (const m of round % 2 ? [...modes].reverse() : modes) {
-        const r = await cannon(`${m.url}${route}`, key.key, DURATION);
+        const r = await cannon({ url: `${m.url}${route}`, key: key.key, seconds: DURATION, connections: CONNECTIONS });
         if (r.failed) throw new Error(`${r.failed} failed requests on ${route}`);
         (rps[m.name] ??= []).push(r.rps);
         (cpu[m.name] ??= []).push(r.cpu);

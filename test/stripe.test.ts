@@ -2,39 +2,21 @@
 // recorded API objects (test/fixtures/stripe), and webhook events are recorded payloads signed here
 // with the package's own test-header helper. A tampered or unsigned event changes nothing.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import Stripe from 'stripe';
 import { ledgerCheck } from '../src/accounts/ledger.js';
 import { refundCheckout, startCheckout } from '../src/billing/checkouts.js';
 import { billOverage, sendToProcessor } from '../src/billing/overage.js';
-import { paymentProvider } from '../src/billing/payments.js';
 import { LocalPayments, type PaymentProvider } from '../src/billing/provider.js';
 import { cancelSubscription, setProcessorCustomer } from '../src/billing/subscription.js';
-import { projectRoot } from '../src/config/paths.js';
 import { testApp, type TestApp } from './support/app.js';
+import { CUSTOMER, fixture, SECRET_KEY, sign, StripeStub, WEBHOOK_SECRET, type Json } from './support/stripe.js';
 
-const WEBHOOK_SECRET = 'whsec_test_4eC39HqLyjWDarjtT1zdp7dc';
-const CUSTOMER = 'cus_TqR8vB3kLm2Np4';
 const START = '2026-03-10T12:00:00Z';
 
-type Json = Record<string, any>;
-const fixture = (name: string): Json =>
-  JSON.parse(readFileSync(path.join(projectRoot, 'test/fixtures/stripe', name), 'utf8'));
-
-interface Sent {
-  method: string;
-  path: string;
-  body: URLSearchParams;
-  headers: Headers;
-}
-
-/** Every request the package sent to "Stripe", and the recorded objects the stub answers with. */
-const sent: Sent[] = [];
+/** The recorded objects the stub answers with. */
 let itemCount = 0;
-const answers: Record<string, (body: URLSearchParams) => Json> = {
+const stub = new StripeStub({
   'POST /v1/checkout/sessions': (body) => {
     const session = fixture('checkout-session.json');
     const checkout = body.get('client_reference_id')!;
@@ -63,23 +45,9 @@ const answers: Record<string, (body: URLSearchParams) => Json> = {
     payment_intent: body.get('payment_intent'),
   }),
   'POST /v1/invoices': (body) => ({ ...fixture('invoice.json'), customer: body.get('customer') }),
-};
+});
+const sent = stub.sent;
 const sessionIdOf = (checkout: string): string => `cs_test_a1${checkout.slice(4)}`;
-
-const stubFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-  const url = new URL(String(input));
-  const body = new URLSearchParams(typeof init?.body === 'string' ? init.body : '');
-  const method = init?.method ?? 'GET';
-  sent.push({ method, path: url.pathname, body, headers: new Headers(init?.headers) });
-  const answer = answers[`${method} ${url.pathname}`];
-  const headers = { 'content-type': 'application/json', 'request-id': 'req_stub' };
-  if (!answer)
-    return new Response(
-      JSON.stringify({ error: { type: 'invalid_request_error', message: `no stub for ${method} ${url.pathname}` } }),
-      { status: 404, headers },
-    );
-  return new Response(JSON.stringify(answer(body)), { status: 200, headers });
-};
 
 let t: TestApp;
 let stripe: PaymentProvider;
@@ -88,20 +56,16 @@ before(async () => {
   t = await testApp({
     now: START,
     env: {
-      STRIPE_SECRET_KEY: 'sk_test_51Registry0Lookup0Stub',
+      STRIPE_SECRET_KEY: SECRET_KEY,
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
       PUBLIC_BASE_URL: 'https://lookup.example.com/',
     },
-    payments: (config) => (stripe = paymentProvider(config, Stripe.createFetchHttpClient(stubFetch as typeof fetch))),
+    payments: (config) => (stripe = stub.provider(config)),
   });
 });
 after(() => t.close());
 
-const lastSent = (path: string): Sent => {
-  const s = sent.filter((r) => r.path === path).at(-1);
-  assert.ok(s, `nothing sent to ${path}`);
-  return s;
-};
+const lastSent = (p: string) => stub.lastSent(p);
 
 async function checkout(key: string, slug = 'starter'): Promise<{ id: string; url: string }> {
   const res = await t.app.http.inject({
@@ -131,9 +95,6 @@ function completedEvent(checkoutId: string, workspaceId: string, changes: Json =
   event.id = `evt_${checkoutId.slice(4, 20)}${kind}`;
   return JSON.stringify(event, null, 2);
 }
-
-const sign = (payload: string, secret = WEBHOOK_SECRET, timestamp?: number): string =>
-  Stripe.webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });
 
 const deliver = (payload: string, signature: string | null): Promise<LightMyRequestResponse> =>
   t.app.http.inject({

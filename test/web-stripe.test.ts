@@ -4,32 +4,15 @@
 // payment resumes it), each event applied once and late events ignored, an upgrade charged at Stripe,
 // a downgrade from Stripe's portal waiting for the cycle, the portal, and cancellation.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Stripe from 'stripe';
 import { ledgerCheck } from '../src/accounts/ledger.js';
 import { adjustCredits } from '../src/accounts/workspaces.js';
-import { paymentProvider } from '../src/billing/payments.js';
-import { projectRoot } from '../src/config/paths.js';
 import { testApp, type TestApp } from './support/app.js';
+import { CUSTOMER, fixture, SECRET_KEY, sign, StripeStub, WEBHOOK_SECRET, type Json } from './support/stripe.js';
 import { WebClient } from './support/web.js';
 
-const WEBHOOK_SECRET = 'whsec_test_4eC39HqLyjWDarjtT1zdp7dc';
 const SUBSCRIPTION = 'sub_1SxZ9qLm3Np4Tx6W';
-const CUSTOMER = 'cus_TqR8vB3kLm2Np4';
 const MID_MARCH = '2026-03-16T12:00:00Z';
-
-type Json = Record<string, any>;
-const fixture = (name: string): Json =>
-  JSON.parse(readFileSync(path.join(projectRoot, 'test/fixtures/stripe', name), 'utf8'));
-
-interface Sent {
-  method: string;
-  path: string;
-  body: URLSearchParams;
-}
-const sent: Sent[] = [];
 let subscriptionPlan = 'developer';
 let subscriptionStatus = 'active';
 const subscription = () => ({
@@ -38,7 +21,7 @@ const subscription = () => ({
   metadata: { plan: subscriptionPlan, workspace_id: 'ws' },
 });
 
-const answers: Record<string, (body: URLSearchParams) => Json> = {
+const stub: StripeStub = new StripeStub({
   'POST /v1/checkout/sessions': (body) => ({
     ...fixture('checkout-session.json'),
     id: `cs_test_sub${body.get('client_reference_id')!.slice(4)}`,
@@ -59,28 +42,10 @@ const answers: Record<string, (body: URLSearchParams) => Json> = {
   }),
   'POST /v1/invoiceitems': () => ({ ...fixture('invoiceitem.json'), id: `ii_test${sent.length}` }),
   'POST /v1/invoices': () => fixture('invoice.json'),
-};
+});
+const sent = stub.sent;
 
-const stubFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-  const url = new URL(String(input));
-  const method = init?.method ?? 'GET';
-  const body = new URLSearchParams(typeof init?.body === 'string' ? init.body : '');
-  sent.push({ method, path: url.pathname, body });
-  const answer = answers[`${method} ${url.pathname}`];
-  const headers = { 'content-type': 'application/json', 'request-id': 'req_stub' };
-  if (!answer)
-    return new Response(JSON.stringify({ error: { type: 'invalid_request_error', message: `no stub: ${url}` } }), {
-      status: 404,
-      headers,
-    });
-  return new Response(JSON.stringify(answer(body)), { status: 200, headers });
-};
-
-const lastSent = (p: string): Sent => {
-  const s = sent.filter((r) => r.path === p).at(-1);
-  assert.ok(s, `nothing sent to ${p}`);
-  return s;
-};
+const lastSent = (p: string) => stub.lastSent(p);
 
 let t: TestApp;
 let owner: WebClient;
@@ -90,8 +55,8 @@ let ws: string;
 before(async () => {
   t = await testApp({
     now: MID_MARCH,
-    env: { STRIPE_SECRET_KEY: 'sk_test_51Registry0Lookup0Stub', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET },
-    payments: (config) => paymentProvider(config, Stripe.createFetchHttpClient(stubFetch as typeof fetch)),
+    env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET },
+    payments: (config) => stub.provider(config),
   });
   owner = new WebClient(t, '10.3.0.1');
   key = await owner.signUp('owner@example.com');
@@ -104,7 +69,7 @@ async function deliver(event: Json, id: string, created: string): Promise<number
   event.id = id;
   event.created = Math.floor(Date.parse(created) / 1000);
   const payload = JSON.stringify(event);
-  const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+  const signature = sign(payload);
   const res = await t.app.http.inject({
     method: 'POST',
     url: '/webhooks/stripe',
@@ -270,7 +235,7 @@ describe('subscription events for other workspaces', () => {
       url: '/webhooks/stripe',
       headers: {
         'content-type': 'application/json',
-        'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_wrong' }),
+        'stripe-signature': sign(payload, 'whsec_wrong'),
       },
       payload,
     });
