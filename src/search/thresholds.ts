@@ -7,8 +7,11 @@
 
 /** A name of at most this many characters matches the start of names: too short for a word of its own. */
 export const PREFIX_QUERY_MAX_LENGTH = 2;
-/** Words of at most this many characters allow no typo: one edit turns most of them into another word. */
+/** Words of at most this many characters allow no typo alone (one edit turns most into another word), one when a
+ * longer query word carries them. */
 export const NO_TYPO_MAX_LENGTH = 3;
+/** Words of at most this many characters (initials) need not match when a longer query word carries them. */
+export const OPTIONAL_WORD_MAX_LENGTH = 1;
 /** Words of at most this many characters allow one typo; longer ones two. */
 export const ONE_TYPO_MAX_LENGTH = 7;
 /** The last query word also matches the words it begins once it has this many characters. */

@@ -2,9 +2,10 @@
 // names (one or two characters), or words, each with its expansions (docs/search.md, "What a query
 // means").
 import type pg from 'pg';
-import { nameKey } from '../../registry/normalize.js';
-import { PREFIX_QUERY_MAX_LENGTH } from '../thresholds.js';
-import { expandWords, type Term } from '../words/expansion.js';
+import { isWeakWord, nameKey } from '../../registry/normalize.js';
+import { NO_TYPO_MAX_LENGTH, PREFIX_QUERY_MAX_LENGTH } from '../thresholds.js';
+import { oneEditAway } from '../words/edits.js';
+import { carries, expandWords, type Term } from '../words/expansion.js';
 
 export type NameMatch =
   | { kind: 'none' }
@@ -22,7 +23,21 @@ export async function analyzeName(pool: pg.Pool, name: string | undefined): Prom
   if (key.core === '') return { kind: 'empty' };
   // One or two characters: the start of the name, not a fuzzy word.
   if (key.core.length <= PREFIX_QUERY_MAX_LENGTH) return { kind: 'prefix', norm: key.norm, core: key.core };
-  return { kind: 'words', norm: key.norm, core: key.core, terms: await expandWords(pool, 'entity_words', key.words) };
+  return {
+    kind: 'words',
+    norm: key.norm,
+    core: key.core,
+    terms: await expandWords(pool, 'entity_words', words(key.words)),
+  };
+}
+
+/**
+ * The words that must match: a short word one edit from a weak word (LLa, Ol: LLC, OF) is read as that
+ * weak word, which decides nothing, when a longer word carries the query.
+ */
+function words(all: readonly string[]): string[] {
+  if (!all.some(carries)) return [...all];
+  return all.filter((w) => w.length > NO_TYPO_MAX_LENGTH || !oneEditAway(w).some(isWeakWord));
 }
 
 /** Whether the name selects rows (a prefix or words), rather than none or all. */
