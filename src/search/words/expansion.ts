@@ -7,6 +7,7 @@ import { keysTable, type Dictionary } from '../../registry/dictionaries.js';
 import type { Sql } from '../sql.js';
 import { adjacentSwaps, oneEditAway } from './edits.js';
 import {
+  CARRYING_WORDS,
   MAX_QUERY_WORDS,
   NO_TYPO_MAX_LENGTH,
   ONE_TYPO_MAX_LENGTH,
@@ -16,8 +17,9 @@ import {
 } from '../thresholds.js';
 
 /**
- * Edits allowed for a word of this length: one for short words when a longer word of the query carries
- * it (else none: alone, one edit turns most short words into many others), one, then two for long ones.
+ * Edits allowed for a word of this length: one for short words when the query's other words carry it
+ * (a longer word, or CARRYING_WORDS words in all; else none: alone, one edit turns most short words into
+ * many others); one for words up to ONE_TYPO_MAX_LENGTH characters, two for longer ones.
  */
 export function editsAllowed(word: string, carried: boolean): number {
   if (word.length <= NO_TYPO_MAX_LENGTH) return carried && word.length > OPTIONAL_WORD_MAX_LENGTH ? 1 : 0;
@@ -71,7 +73,8 @@ const COUNTED_IN: ReadonlySet<Dictionary> = new Set(['entity_words']);
 export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: readonly string[]): Promise<Term[]> {
   const used = requiredWords(words);
   if (used.length === 0) return [];
-  const carried = used.some(carries);
+  // Carried: by a longer word, or by as many words as an address's number, street and type.
+  const carried = used.some(carries) || used.length >= CARRYING_WORDS;
   const edits = used.map((w) => editsAllowed(w, carried));
   const counted = COUNTED_IN.has(dictionary) ? 'counted' : 'false';
   const { rows } = await pool.query<{
@@ -87,7 +90,8 @@ export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: 
     name: `expand_${dictionary}`,
     text: `SELECT q.i, coalesce(f.frequent, false) AS frequent, x.expansions, x.rows, x.top_word, x.top_rows, x.counted,
               x.uncounted_rows
-       FROM unnest($1::text[], $2::int[], $3::bool[], $4::text[], $5::text[]) WITH ORDINALITY AS q(w, d, prefix, swaps, near, i)
+       FROM unnest($1::text[], $2::int[], $3::bool[], $4::text[], $5::text[])
+              WITH ORDINALITY AS q(w, d, prefix, swaps, near, i)
        LEFT JOIN registry.${dictionary} f ON f.word = q.w
        CROSS JOIN LATERAL (
          SELECT coalesce(array_agg(word ORDER BY word), '{}') AS expansions, coalesce(sum(n), 0)::bigint AS rows,
@@ -147,12 +151,37 @@ export function termsMatch(
 }
 
 /**
+ * The relaxed match: `column` holds an expansion of every term but (at most) one, written as one
+ * conjunction per term left out, so that each is read through the words' index.
+ */
+export function relaxedTermsMatch(
+  sql: Sql,
+  column: string,
+  terms: readonly Term[],
+  keys = (words: string): string => `${words}::text[]`,
+): string {
+  const params = terms.map((t) => (t.expansions.length ? `${column} && ${keys(sql.p(t.expansions))}` : null));
+  const ways = terms.map((_, out) => params.filter((_, i) => i !== out));
+  const possible = ways.filter((w) => w.length > 0 && w.every((c) => c !== null)) as string[][];
+  return possible.length ? `(${possible.map((w) => `(${w.join(' AND ')})`).join(' OR ')})` : 'false';
+}
+
+/**
  * An upper bound of the rows all terms match (Infinity without terms), and whether it is near the
  * total: one term's bound is the rows of its words, counted twice only where a row holds two of them;
  * several terms' is the smallest of theirs, and their rows together can be far fewer, as can the rows
  * that other filters of the query (`filtered`) keep.
  */
-export const matchBound = (terms: readonly Term[], filtered: boolean): { bound: number; tight: boolean } => ({
-  bound: terms.length ? Math.min(...terms.map((t) => t.rows)) : Infinity,
-  tight: terms.length === 1 && !filtered,
+export const matchBound = (
+  terms: readonly Term[],
+  filtered: boolean,
+  relaxed = false,
+): { bound: number; tight: boolean } => ({
+  bound: !terms.length
+    ? Infinity
+    : relaxed
+      ? // Relaxed: each term left out in turn, the smallest of the others' bounds, added up.
+        terms.reduce((sum, _, out) => sum + Math.min(...terms.filter((_, i) => i !== out).map((t) => t.rows)), 0)
+      : Math.min(...terms.map((t) => t.rows)),
+  tight: terms.length === 1 && !filtered && !relaxed,
 });
