@@ -3,7 +3,8 @@
 // in either order, ZIPs and street fragments, each alone and with filters.
 import type pg from 'pg';
 import { Rng } from '../src/registry/generator/random.js';
-import { nameKey } from '../src/registry/normalize.js';
+import { addressKey, nameKey } from '../src/registry/normalize.js';
+import { misspell } from './typos.js';
 
 export interface Query {
   readonly kind: string;
@@ -14,14 +15,16 @@ export interface Query {
    * `namesAnother` when a changed name is itself the name (legal form aside) of other registered
    * entities, which rank before the one meant as exact matches.
    */
-  readonly expect?: { doc: string; norm: string; namesAnother?: boolean };
+  readonly expect?: { doc: string; norm: string; namesAnother?: boolean; address?: string };
 }
 
 /** Kinds whose query is a registered name changed (a typo, a dropped or swapped word). */
-const CHANGED_KINDS = new Set(['typo', 'dropped_word', 'swapped_words']);
+const CHANGED_KINDS = new Set(['typo', 'dropped_word', 'swapped_words', 'typo_any', 'typo_two', 'added_word']);
 
 /** The bench's own stream of the generator's seeded random numbers. */
 const BENCH_STREAM = 100;
+/** The typo model's index in that stream: its draws leave the older kinds' queries as they were. */
+const TYPO_INDEX = 2;
 
 interface Sampled {
   document_number: string;
@@ -80,6 +83,12 @@ const droppedWord = (e: Sampled, r: Rng): string | null =>
     const drop = 1 + r.int(words.length - 1);
     return words.map((w, i) => (i === drop ? '' : w));
   });
+
+/** A core word of another name put after the first (names of three core words or more). */
+const addedWord = (e: Sampled, word: string): string | null =>
+  changedName(e.name_norm, e.name_core, (words) =>
+    words.length >= 3 && !words.includes(word) ? [words[0]!, `${words[1]} ${word}`.trim(), ...words.slice(2)] : null,
+  );
 
 /** The first two core words the other way round. */
 const swappedWords = (e: Sampled): string | null =>
@@ -169,6 +178,18 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
     const sort = r.pick(['date_newest', 'date_newest', 'name_asc', 'date_oldest']);
     queries.push({ kind: 'filters_only', path: `/entities/search?${q({ ...filters, sort })}` });
   }
+  // The issue's classes (docs/search.md, "What a query means"), from the typo model's own stream.
+  const t = new Rng(seed, BENCH_STREAM, TYPO_INDEX);
+  for (const e of entities.slice(0, perKind)) {
+    const one = misspell(e.name_norm, t);
+    if (one) add('typo_any', { name: one }, e);
+    const coreWords = e.name_core.split(' ').length;
+    const two = coreWords >= 3 ? misspell(e.name_norm, t, 2) : null;
+    if (two) add('typo_two', { name: two }, e);
+    const other = t.pick(entities).name_core.split(' ');
+    const added = addedWord(e, t.pick(other));
+    if (added) add('added_word', { name: added }, e);
+  }
   await markNamesAnother(pool, queries);
   for (let i = 0; i < Math.max(3, perKind / 10); i++)
     queries.push({
@@ -196,6 +217,13 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
       expect: { doc: o.document_number, norm: o.name_norm },
     });
     queries.push({ kind: 'officer_surname', path: `/officers/search?${q({ name: o.last_name })}` });
+    const typed = misspell(name.replace(',', ''), t);
+    if (typed)
+      queries.push({
+        kind: 'officer_typo',
+        path: `/officers/search?${q({ name: typed })}`,
+        expect: { doc: o.document_number, norm: o.name_norm },
+      });
   }
   const agents = (
     await pool.query<{ name: string }>(
@@ -211,6 +239,15 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
       queries.push({
         kind: 'address_street',
         path: `/addresses/search?${q({ query: e.principal_addr1.split(' ').slice(0, 3).join(' ') })}`,
+      });
+  }
+  for (const e of entities.slice(0, perKind)) {
+    const street = e.principal_addr1 && misspell(addressKey(e.principal_addr1).norm, t);
+    if (street)
+      queries.push({
+        kind: 'address_typo',
+        path: `/addresses/search?${q({ query: street })}`,
+        expect: { doc: e.document_number, norm: e.name_norm, address: addressKey(e.principal_addr1!).norm },
       });
   }
   return queries;

@@ -38,6 +38,9 @@ const LEGAL_FORMS = new Set(['LLC', 'INC', 'CORP', 'CO', 'LTD', 'PA', 'PL', 'LP'
 /** Words that never decide a match: legal forms and the commonest function words. */
 const WEAK_WORDS = new Set([...LEGAL_FORMS, 'THE', 'AND', 'OF']);
 
+/** Whether a normalized word is a weak word (a legal form, THE, AND, OF). */
+export const isWeakWord = (word: string): boolean => WEAK_WORDS.has(word);
+
 /** The legal form a normalized name ends with (`LLC` of `ACME HOLDINGS LLC`), if any. */
 export function legalForm(norm: string): string | null {
   const last = norm.slice(norm.lastIndexOf(' ') + 1);

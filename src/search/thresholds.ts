@@ -7,8 +7,13 @@
 
 /** A name of at most this many characters matches the start of names: too short for a word of its own. */
 export const PREFIX_QUERY_MAX_LENGTH = 2;
-/** Words of at most this many characters allow no typo: one edit turns most of them into another word. */
+/** Words of at most this many characters allow no typo alone (one edit turns most into another word), one when a
+ * longer query word carries them. */
 export const NO_TYPO_MAX_LENGTH = 3;
+/** A query of this many words carries its short words even without a longer one (344 AOK AVE: OAK). */
+export const CARRYING_WORDS = 3;
+/** Words of at most this many characters (initials) need not match when a longer query word carries them. */
+export const OPTIONAL_WORD_MAX_LENGTH = 1;
 /** Words of at most this many characters allow one typo; longer ones two. */
 export const ONE_TYPO_MAX_LENGTH = 7;
 /** The last query word also matches the words it begins once it has this many characters. */
@@ -17,6 +22,9 @@ export const PREFIX_EXPANSION_MIN_LENGTH = 3;
 export const PREFIX_EXPANSION_MAX_WORDS = 500;
 /** At most this many query words take part: longer queries are rare and their extra words add little. */
 export const MAX_QUERY_WORDS = 8;
+/** A name of this many words or more that no entity holds all of is matched by all its words but one; fewer words
+ * left would match too broadly (a two-word name by either word). */
+export const RELAXED_MIN_WORDS = 3;
 /** Filings an entity's detail lists, newest first (the get_entity description promises them). */
 export const RECENT_FILINGS = 50;
 /** Values a facet lists, by count (the entity search's facets parameter promises them). */

@@ -7,7 +7,7 @@ import { agentWords } from '../people.js';
 import type { Sql } from '../sql.js';
 import { statusLetters, type StatusValue } from '../status.js';
 import type { CountFilters } from '../totals/precomputed.js';
-import { expandWords, termsMatch } from '../words/expansion.js';
+import { expandWords, relaxedTermsMatch, termsMatch } from '../words/expansion.js';
 import { isNamed, type NameMatch } from './name.js';
 import type { EntitySearch } from './query.js';
 
@@ -71,10 +71,12 @@ export async function matchConditions(
   const city = q.principal_city !== undefined ? sql.p(q.principal_city) : null;
   const cityWords = name.kind === 'words' && city !== null;
   if (name.kind === 'words') {
+    // A relaxed name (docs/search.md, "What a query means"): every word but one.
+    const match = name.relaxed ? relaxedTermsMatch : termsMatch;
     where.push(
       city === null
-        ? termsMatch(sql, 'e.name_words', name.terms)
-        : termsMatch(
+        ? match(sql, 'e.name_words', name.terms)
+        : match(
             sql,
             'registry.city_words(e.principal_city, e.name_words)',
             name.terms,

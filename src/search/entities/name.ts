@@ -2,15 +2,24 @@
 // names (one or two characters), or words, each with its expansions (docs/search.md, "What a query
 // means").
 import type pg from 'pg';
-import { nameKey } from '../../registry/normalize.js';
-import { PREFIX_QUERY_MAX_LENGTH } from '../thresholds.js';
-import { expandWords, type Term } from '../words/expansion.js';
+import { isWeakWord, nameKey } from '../../registry/normalize.js';
+import { Sql } from '../sql.js';
+import { NO_TYPO_MAX_LENGTH, PREFIX_QUERY_MAX_LENGTH, RELAXED_MIN_WORDS } from '../thresholds.js';
+import { oneEditAway } from '../words/edits.js';
+import { carries, expandWords, termsMatch, type Term } from '../words/expansion.js';
 
 export type NameMatch =
   | { kind: 'none' }
   | { kind: 'empty' }
   | { kind: 'prefix'; norm: string; core: string }
-  | { kind: 'words'; norm: string; core: string; terms: Term[] };
+  | {
+      kind: 'words';
+      norm: string;
+      core: string;
+      terms: Term[];
+      /** No entity's name holds every word: a row matches holding all but one (docs/search.md). */
+      relaxed: boolean;
+    };
 
 export type Named = Extract<NameMatch, { kind: 'prefix' | 'words' }>;
 
@@ -22,7 +31,32 @@ export async function analyzeName(pool: pg.Pool, name: string | undefined): Prom
   if (key.core === '') return { kind: 'empty' };
   // One or two characters: the start of the name, not a fuzzy word.
   if (key.core.length <= PREFIX_QUERY_MAX_LENGTH) return { kind: 'prefix', norm: key.norm, core: key.core };
-  return { kind: 'words', norm: key.norm, core: key.core, terms: await expandWords(pool, 'entity_words', key.words) };
+  const terms = await expandWords(pool, 'entity_words', words(key.words));
+  return { kind: 'words', norm: key.norm, core: key.core, terms, relaxed: await noneHoldsAll(pool, terms) };
+}
+
+/**
+ * Whether a query of RELAXED_MIN_WORDS words or more names no entity by all its words: then a word is
+ * mistyped beyond its allowed edits, or added, and the query is read with every word but one.
+ */
+async function noneHoldsAll(pool: pg.Pool, terms: readonly Term[]): Promise<boolean> {
+  if (terms.length < RELAXED_MIN_WORDS) return false;
+  if (terms.some((t) => t.expansions.length === 0)) return true;
+  const sql = new Sql();
+  const { rows } = await pool.query<{ found: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM registry.entities e WHERE ${termsMatch(sql, 'e.name_words', terms)}) AS found`,
+    sql.params,
+  );
+  return !rows[0]!.found;
+}
+
+/**
+ * The words that must match: a short word one edit from a weak word (LLa, Ol: LLC, OF) is read as that
+ * weak word, which decides nothing, when a longer word carries the query.
+ */
+function words(all: readonly string[]): string[] {
+  if (!all.some(carries)) return [...all];
+  return all.filter((w) => w.length > NO_TYPO_MAX_LENGTH || !oneEditAway(w).some(isWeakWord));
 }
 
 /** Whether the name selects rows (a prefix or words), rather than none or all. */

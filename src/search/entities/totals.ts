@@ -104,7 +104,7 @@ export async function matchSize(
   total: Total,
 ): Promise<MatchSize> {
   if (name.kind !== 'words') return { bound: Infinity, tight: false, total };
-  const size = { ...matchBound(name.terms, filtered), total };
+  const size = { ...matchBound(name.terms, filtered, name.relaxed), total };
   if (!filtered || !total.wanted) return size;
   const kept = listingTotal(pool, ctx, q);
   if (!kept) return size;

@@ -5,17 +5,37 @@
 import type pg from 'pg';
 import { keysTable, type Dictionary } from '../../registry/dictionaries.js';
 import type { Sql } from '../sql.js';
+import { adjacentSwaps, oneEditAway } from './edits.js';
 import {
+  CARRYING_WORDS,
   MAX_QUERY_WORDS,
   NO_TYPO_MAX_LENGTH,
   ONE_TYPO_MAX_LENGTH,
+  OPTIONAL_WORD_MAX_LENGTH,
   PREFIX_EXPANSION_MAX_WORDS,
   PREFIX_EXPANSION_MIN_LENGTH,
 } from '../thresholds.js';
 
-/** Edits allowed for a word of this length: none for short words, one, then two for long ones. */
-export function editsAllowed(word: string): number {
-  return word.length <= NO_TYPO_MAX_LENGTH ? 0 : word.length <= ONE_TYPO_MAX_LENGTH ? 1 : 2;
+/**
+ * Edits allowed for a word of this length: one for short words when the query's other words carry it
+ * (a longer word, or CARRYING_WORDS words in all; else none: alone, one edit turns most short words into
+ * many others); one for words up to ONE_TYPO_MAX_LENGTH characters, two for longer ones.
+ */
+export function editsAllowed(word: string, carried: boolean): number {
+  if (word.length <= NO_TYPO_MAX_LENGTH) return carried && word.length > OPTIONAL_WORD_MAX_LENGTH ? 1 : 0;
+  return word.length <= ONE_TYPO_MAX_LENGTH ? 1 : 2;
+}
+
+/** Whether a word of the query is longer than a short word, and so carries the short ones. */
+export const carries = (word: string): boolean => word.length > NO_TYPO_MAX_LENGTH;
+
+/**
+ * The query words that must match: a word of OPTIONAL_WORD_MAX_LENGTH characters (an initial) is left
+ * out when a longer word carries the query, since it is as often mistyped or left out as it is right.
+ */
+export function requiredWords(words: readonly string[]): string[] {
+  const used = words.slice(0, MAX_QUERY_WORDS);
+  return used.some(carries) ? used.filter((w) => w.length > OPTIONAL_WORD_MAX_LENGTH) : used;
 }
 
 export interface Term {
@@ -44,11 +64,18 @@ const COUNTED_IN: ReadonlySet<Dictionary> = new Set(['entity_words']);
 /**
  * Expands query words against a dictionary, in one query. Neighbours come from the dictionary's table
  * of deletion keys (entity_word_keys and the like, with registry.word_deletes): the words sharing a
- * key with the query word, checked for their edit distance.
+ * key with the query word, checked for their edit distance, counting an adjacent transposition as one
+ * edit (optimal string alignment: within d of the word, or within d - 1 of one of its swaps; a swap is
+ * one deletion from each side, so the keys reach it). A short word's neighbours of up to its own length
+ * have no keys of their own: they are looked up among every string one edit away, frequent words aside
+ * (each holds 20,000 rows or more, which a mistyped short word would add to its term).
  */
 export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: readonly string[]): Promise<Term[]> {
-  const used = words.slice(0, MAX_QUERY_WORDS);
+  const used = requiredWords(words);
   if (used.length === 0) return [];
+  // Carried: by a longer word, or by as many words as an address's number, street and type.
+  const carried = used.some(carries) || used.length >= CARRYING_WORDS;
+  const edits = used.map((w) => editsAllowed(w, carried));
   const counted = COUNTED_IN.has(dictionary) ? 'counted' : 'false';
   const { rows } = await pool.query<{
     i: number;
@@ -63,7 +90,8 @@ export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: 
     name: `expand_${dictionary}`,
     text: `SELECT q.i, coalesce(f.frequent, false) AS frequent, x.expansions, x.rows, x.top_word, x.top_rows, x.counted,
               x.uncounted_rows
-       FROM unnest($1::text[], $2::int[], $3::bool[]) WITH ORDINALITY AS q(w, d, prefix, i)
+       FROM unnest($1::text[], $2::int[], $3::bool[], $4::text[], $5::text[])
+              WITH ORDINALITY AS q(w, d, prefix, swaps, near, i)
        LEFT JOIN registry.${dictionary} f ON f.word = q.w
        CROSS JOIN LATERAL (
          SELECT coalesce(array_agg(word ORDER BY word), '{}') AS expansions, coalesce(sum(n), 0)::bigint AS rows,
@@ -73,9 +101,15 @@ export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: 
            SELECT word, n, ${counted} AS counted FROM registry.${dictionary} WHERE word = q.w
            UNION
            SELECT word, n, ${counted} FROM registry.${dictionary}
-           WHERE q.d > 0 AND f.frequent IS NOT TRUE AND levenshtein_less_equal(word, q.w, q.d) <= q.d
+           WHERE q.d > 0 AND f.frequent IS NOT TRUE
+             AND (levenshtein_less_equal(word, q.w, q.d) <= q.d
+                  OR EXISTS (SELECT 1 FROM unnest(string_to_array(q.swaps, ' ')) s
+                             WHERE levenshtein_less_equal(word, s, q.d - 1) <= q.d - 1))
              AND word IN (SELECT k.word FROM registry.${keysTable(dictionary)} k
                           WHERE k.key = ANY(registry.word_deletes(q.w, q.d)))
+           UNION
+           SELECT word, n, ${counted} FROM registry.${dictionary}
+           WHERE q.near <> '' AND f.frequent IS NOT TRUE AND NOT frequent AND word = ANY(string_to_array(q.near, ' '))
            UNION
            (SELECT word, n, ${counted} FROM registry.${dictionary}
             WHERE q.prefix AND f.frequent IS NOT TRUE AND word > q.w AND word < q.w || '~'
@@ -85,8 +119,10 @@ export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: 
        ORDER BY q.i`,
     values: [
       used,
-      used.map(editsAllowed),
+      edits,
       used.map((w, i) => i === used.length - 1 && w.length >= PREFIX_EXPANSION_MIN_LENGTH),
+      used.map((w, i) => (edits[i]! > 0 ? adjacentSwaps(w).join(' ') : '')),
+      used.map((w, i) => (edits[i]! > 0 && !carries(w) ? oneEditAway(w).join(' ') : '')),
     ],
   });
   return rows.map((r, i) => ({
@@ -115,12 +151,37 @@ export function termsMatch(
 }
 
 /**
+ * The relaxed match: `column` holds an expansion of every term but (at most) one, written as one
+ * conjunction per term left out, so that each is read through the words' index.
+ */
+export function relaxedTermsMatch(
+  sql: Sql,
+  column: string,
+  terms: readonly Term[],
+  keys = (words: string): string => `${words}::text[]`,
+): string {
+  const params = terms.map((t) => (t.expansions.length ? `${column} && ${keys(sql.p(t.expansions))}` : null));
+  const ways = terms.map((_, out) => params.filter((_, i) => i !== out));
+  const possible = ways.filter((w) => w.length > 0 && w.every((c) => c !== null)) as string[][];
+  return possible.length ? `(${possible.map((w) => `(${w.join(' AND ')})`).join(' OR ')})` : 'false';
+}
+
+/**
  * An upper bound of the rows all terms match (Infinity without terms), and whether it is near the
  * total: one term's bound is the rows of its words, counted twice only where a row holds two of them;
  * several terms' is the smallest of theirs, and their rows together can be far fewer, as can the rows
  * that other filters of the query (`filtered`) keep.
  */
-export const matchBound = (terms: readonly Term[], filtered: boolean): { bound: number; tight: boolean } => ({
-  bound: terms.length ? Math.min(...terms.map((t) => t.rows)) : Infinity,
-  tight: terms.length === 1 && !filtered,
+export const matchBound = (
+  terms: readonly Term[],
+  filtered: boolean,
+  relaxed = false,
+): { bound: number; tight: boolean } => ({
+  bound: !terms.length
+    ? Infinity
+    : relaxed
+      ? // Relaxed: each term left out in turn, the smallest of the others' bounds, added up.
+        terms.reduce((sum, _, out) => sum + Math.min(...terms.filter((_, i) => i !== out).map((t) => t.rows)), 0)
+      : Math.min(...terms.map((t) => t.rows)),
+  tight: terms.length === 1 && !filtered && !relaxed,
 });

@@ -1,0 +1,110 @@
+// `npx tsx bench/compare.ts --other DIR [--rounds R] [--queries K]`
+// The entity-name mix's latency, this build against another build (DIR: a worktree with its own dist/),
+// both servers on the quick bench's database at once, each request sent to one then the other in
+// alternating order, one at a time: noise from the machine falls on both alike. Prints p50/p95/p99 of
+// each and their ratios. Needs `npm run bench -- --quick` to have loaded the database first.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
+import { systemClock } from '../src/clock.js';
+import { projectRoot } from '../src/config/paths.js';
+import { startEmbedded } from '../src/db/embedded.js';
+import { createPool } from '../src/db/pool.js';
+import { drawMix } from './mix.js';
+import { ENTITY_NAME_KINDS, percentiles } from './report.js';
+
+const { values: args } = parseArgs({
+  options: {
+    other: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    queries: { type: 'string', default: '40' },
+  },
+});
+if (!args.other) throw new Error('--other DIR is required');
+const PEPPER = 'bench-compare-pepper';
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+
+async function serve(root: string, url: string): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(root, 'dist', 'cli', 'main.js'), 'serve'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(port),
+      SCHEDULER: '0',
+      LOG_LEVEL: 'warn',
+      API_KEY_PEPPER: PEPPER,
+      DATA_DIR: path.join(root, 'bench', 'work', 'server'),
+    },
+    stdio: ['ignore', 'inherit', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => (d.toString().includes('listening on') ? resolve() : undefined));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  return { base: `http://127.0.0.1:${port}`, child };
+}
+
+const server = await startEmbedded(path.join(projectRoot, 'bench', 'work'), { name: 'pg' });
+const url = new URL(server.adminUrl);
+url.pathname = '/bench_100000';
+const pool = createPool(url.toString(), 2);
+const { workspace, key } = await createWorkspace(pool, { plan: 'enterprise', name: 'compare' }, PEPPER, systemClock);
+await setPerMinute(pool, workspace.id, 10_000_000);
+const mix = (await drawMix(pool, 7, Number(args.queries))).filter((m) => ENTITY_NAME_KINDS.includes(m.kind));
+const ours = await serve(projectRoot, url.toString());
+const theirs = await serve(path.resolve(args.other), url.toString());
+const times: Record<'ours' | 'theirs', number[]> = { ours: [], theirs: [] };
+const byKind = new Map<string, Record<'ours' | 'theirs', number[]>>();
+const time = async (base: string, p: string): Promise<number> => {
+  const t0 = performance.now();
+  const res = await fetch(`${base}/v1${p}`, { headers: { authorization: `Bearer ${key.key}` } });
+  await res.arrayBuffer();
+  return performance.now() - t0;
+};
+try {
+  // A first round unmeasured: both servers' caches and prepared statements warm alike.
+  for (const m of mix) await Promise.all([time(ours.base, m.path), time(theirs.base, m.path)]);
+  for (let r = 0; r < Number(args.rounds); r++)
+    for (const [i, m] of mix.entries()) {
+      const order = (i + r) % 2 === 0 ? (['ours', 'theirs'] as const) : (['theirs', 'ours'] as const);
+      for (const side of order) {
+        const ms = await time(side === 'ours' ? ours.base : theirs.base, m.path);
+        times[side].push(ms);
+        if (!byKind.has(m.kind)) byKind.set(m.kind, { ours: [], theirs: [] });
+        byKind.get(m.kind)![side].push(ms);
+      }
+    }
+  const a = percentiles(times.ours);
+  const b = percentiles(times.theirs);
+  const ratio = (x: number, y: number): number => Math.round((x / y) * 100) / 100;
+  for (const [kind, t] of byKind) {
+    const [x, y] = [percentiles(t.ours), percentiles(t.theirs)];
+    console.log(`${kind}: p50 ${ratio(x.p50, y.p50)}, p95 ${ratio(x.p95, y.p95)}`);
+  }
+  console.log(
+    JSON.stringify({
+      requests: times.ours.length,
+      ours: a,
+      theirs: b,
+      ratio: { p50: ratio(a.p50, b.p50), p95: ratio(a.p95, b.p95), p99: ratio(a.p99, b.p99) },
+    }),
+  );
+} finally {
+  const exited = (c: ChildProcess): Promise<unknown> => new Promise((resolve) => c.once('exit', resolve));
+  const both = Promise.all([exited(ours.child), exited(theirs.child)]);
+  ours.child.kill('SIGTERM');
+  theirs.child.kill('SIGTERM');
+  await both;
+  await pool.end();
+  await server.stop();
+}

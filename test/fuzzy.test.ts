@@ -1,0 +1,187 @@
+// The search forgives what people type (docs/search.md, "What a query means"): each kind of typo that
+// once answered nothing, a property over every kind of single edit, and the relaxed tier's total
+// against a brute-force count. Generated names only.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setPerMinute } from '../src/accounts/workspaces.js';
+import { importFiles } from '../src/registry/import/index.js';
+import { nameKey } from '../src/registry/normalize.js';
+import { analyzeName } from '../src/search/entities/name.js';
+import { testApp, type TestApp } from './support/app.js';
+import { corporate, fileOf, person, type Corp } from './support/records.js';
+
+/** The names meant by the first table of docs/search.md's examples, then names that compete with them. */
+const MEANT = [
+  'ACOSTA CAPTION LLC',
+  'OBERBRUNNER GROUP LLC.',
+  'REQUEST SERVICES LLC',
+  'CHRIS Q. DAVIS, L.L.C.',
+  'KUTCH MOVERS, LLC',
+  'UNBLINKING CAPITAL OF BOYNTON BEACH LLC',
+  '6725 TAYLOR AVE, LLC',
+  '63 OAK DR LLC',
+  'HALVORSON QUARRY LOGISTICS INC',
+  'PFANNERSTILL BRIGHT HARBOR PARTNERS LLC',
+];
+const OTHERS = [
+  'ACOSTA HOLDINGS LLC',
+  'CAPTION MEDIA INC',
+  'OBERBRUNNER FAMILY TRUST',
+  'REQUEST DELIVERY INC',
+  'DAVIS MARINE GROUP INC',
+  'KUTCH AND SONS INC',
+  'UNBLINKING VENTURES LLC',
+  'BOYNTON BEACH CAPITAL PARTNERS LLC',
+  'TAYLOR AVE PARTNERS LLC',
+  '64 OAK DR LLC',
+  'OAK DRIVE HOMES LLC',
+  'QUARRY LOGISTICS GROUP LLC',
+  'BRIGHT HARBOR HOLDINGS LLC',
+];
+
+const entities: Corp[] = [...MEANT, ...OTHERS].map((name, i) => ({
+  doc: `L2400000${String(i + 1).padStart(4, '0')}`,
+  name,
+  fileDate: '01152024',
+  city: 'ORLANDO',
+  zip: '32801',
+  street: `${100 + i} PALMETTO WAY`,
+  officers: [{ title: 'MGR', name: person('VANDERVORT', `ELSPETH${String.fromCharCode(65 + i)}`) }],
+}));
+const docOf = (name: string): string => entities.find((e) => e.name === name)!.doc;
+
+let t: TestApp;
+let key: string;
+
+before(async () => {
+  t = await testApp({ now: '2026-03-10T12:00:00Z' });
+  const dir = await mkdtemp(path.join(tmpdir(), 'rl-fuzzy-'));
+  try {
+    await writeFile(path.join(dir, '20260309c.txt'), fileOf(entities.map(corporate)));
+    const summary = await importFiles(t.db.pool, [dir]);
+    assert.equal(summary.totals.records_rejected, 0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const w = await t.workspace('pro');
+  await setPerMinute(t.db.pool, w.workspace.id, 1_000_000);
+  key = w.key.key;
+});
+after(() => t.close());
+
+async function search(name: string): Promise<{ docs: string[]; total: number }> {
+  const res = await t.get(`/v1/entities/search?${new URLSearchParams({ name })}`, key);
+  assert.equal(res.statusCode, 200, res.body);
+  const body = res.json() as { data: Array<{ document_number: string }>; pagination: { total: number } };
+  return { docs: body.data.map((h) => h.document_number), total: body.pagination.total };
+}
+
+describe('typos that once answered nothing', () => {
+  const cases: Array<[string, string, string]> = [
+    ['ACOSTA CPATION LLC', 'ACOSTA CAPTION LLC', 'a transposition in a 7-letter word'],
+    ['OBERBRUNNER RGOUP LLC.', 'OBERBRUNNER GROUP LLC.', 'a transposition in a 5-letter word'],
+    ['REQUETS SERVICES LLC', 'REQUEST SERVICES LLC', 'a transposition at the end of a word'],
+    ['CHRIS Q. DAIVS, L.L.C.', 'CHRIS Q. DAVIS, L.L.C.', 'a transposition beside an initial'],
+    ['KUTCH MOVERS, LLa', 'KUTCH MOVERS, LLC', 'a typo in the legal form'],
+    ['UNBLINKING CAPITAL Ol BOYNTON BEACH LLC', 'UNBLINKING CAPITAL OF BOYNTON BEACH LLC', 'a typo in OF'],
+    ['6725 TAYLOR AV, LLC', '6725 TAYLOR AVE, LLC', 'a short street type missing a letter'],
+    ['63 OAK RD LLC', '63 OAK DR LLC', 'a short word transposed'],
+    ['HALVORSON QUARRY LOGISTCS INC', 'HALVORSON QUARRY LOGISTICS INC', 'a deletion in a long word'],
+    ['ACOSTA CAPTION TRUCKING LLC', 'ACOSTA CAPTION LLC', 'an added word'],
+    ['PFANNERSTILL BRIGHT HARBR PARTNRS LLC', 'PFANNERSTILL BRIGHT HARBOR PARTNERS LLC', 'two typos'],
+    ['HALVORSON QUAZZY LOGISTICS INC', 'HALVORSON QUARRY LOGISTICS INC', 'a word beyond its edits'],
+  ];
+  for (const [query, meant, what] of cases)
+    it(`${what}: ${query} finds ${meant} first`, async () => {
+      const { docs, total } = await search(query);
+      assert.ok(total > 0, 'an answer');
+      assert.equal(docs[0], docOf(meant));
+    });
+
+  it('the exact name still comes first, and a strict match keeps the relaxed tier out', async () => {
+    const { docs, total } = await search('ACOSTA HOLDINGS LLC');
+    assert.equal(docs[0], docOf('ACOSTA HOLDINGS LLC'));
+    assert.equal(total, 1);
+  });
+
+  it('a short word alone allows no typo: OAK is not OAT', async () => {
+    assert.deepEqual(await search('OAT'), { docs: [], total: 0 });
+  });
+});
+
+/** A small seeded generator (mulberry32): the same edits every run. */
+function rng(seed: number): (n: number) => number {
+  let a = seed;
+  return (n) => {
+    a = (a + 0x6d2b79f5) | 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return Math.floor((((x ^ (x >>> 14)) >>> 0) / 4294967296) * n);
+  };
+}
+
+/** One edit of the given kind (0 insertion, 1 deletion, 2 substitution, 3 transposition) at a drawn place. */
+function edit(word: string, kind: number, r: (n: number) => number): string {
+  const letter = (not: string): string => {
+    const pool = /\d/.test(not) ? '0123456789' : 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+    const c = pool[r(pool.length)]!;
+    return c === not ? pool[(pool.indexOf(c) + 1) % pool.length]! : c;
+  };
+  const at = r(word.length);
+  if (kind === 0) return word.slice(0, at) + letter(word[at]!) + word.slice(at);
+  if (kind === 1 && word.length > 1) return word.slice(0, at) + word.slice(at + 1);
+  if (kind === 3 && word.length > 1) {
+    const i = Math.min(at, word.length - 2);
+    return word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2);
+  }
+  return word.slice(0, at) + letter(word[at]!) + word.slice(at + 1);
+}
+
+describe('any single edit of a name finds it in the top 10', () => {
+  it('every kind of edit, in every word of every name (short words, numbers and legal forms too)', async () => {
+    const r = rng(50);
+    let tried = 0;
+    for (const name of MEANT) {
+      const words = nameKey(name).norm.split(' ');
+      for (let w = 0; w < words.length; w++)
+        for (let kind = 0; kind < 4; kind++) {
+          const changed = [...words];
+          changed[w] = edit(words[w]!, kind, r);
+          const query = changed.join(' ');
+          const { docs } = await search(query);
+          assert.ok(docs.slice(0, 10).includes(docOf(name)), `${query} (meant ${name}): ${docs.join(' ')}`);
+          tried++;
+        }
+    }
+    assert.ok(tried >= 150, `${tried} queries`);
+  });
+});
+
+describe('the relaxed tier', () => {
+  it('answers a total equal to a brute-force count of the rows holding all words but one', async () => {
+    const queries = [
+      'ACOSTA CAPTION TRUCKING',
+      'BOYNTON BEACH HOLDINGS CAPITAL',
+      'QUARRY LOGISTICS BRIGHT',
+      'OAK DRIVE PARTNERS',
+      'HARBOR BRIGHT ZZQX',
+    ];
+    for (const query of queries) {
+      const name = await analyzeName(t.db.pool, query);
+      assert.ok(name.kind === 'words' && name.relaxed, `${query} is relaxed`);
+      // Every row, its words compared with each term's expansions one by one: no index, no shortcut.
+      const { rows } = await t.db.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM registry.entities e
+         WHERE (SELECT count(*) FROM jsonb_array_elements($1::jsonb) x
+                WHERE EXISTS (SELECT 1 FROM jsonb_array_elements_text(x) w WHERE w = ANY(e.name_words))) >= $2`,
+        [JSON.stringify(name.terms.map((x) => x.expansions)), name.terms.length - 1],
+      );
+      const { total, docs } = await search(query);
+      assert.equal(total, rows[0]!.n, query);
+      assert.ok(total > 0 && docs.length === Math.min(total, 25), query);
+    }
+  });
+});
