@@ -43,7 +43,8 @@ END
 $$;
 
 -- A dictionary word's keys: the deletions a query word of its length may make (editsAllowed in
--- src/search/terms.ts: none up to 3 letters, one up to 7, then two). That is deep enough: a query
+-- src/search/words/expansion.ts: one up to 7 letters, then two; the keys of short words, whose
+-- typos are looked up otherwise, are the word alone). That is deep enough: a query
 -- word q reaching w with s substitutions and |q| - |w| >= 0 insertions meets it at s deletions from
 -- w, and s <= edits(q) - (|q| - |w|) <= edits(w); one shorter than w meets it at edits(q) <= edits(w).
 CREATE FUNCTION registry.word_keys(w text) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -255,7 +256,7 @@ CREATE TABLE registry.address_words (
 ) WITH (fillfactor = 90);
 
 -- Each dictionary word's deletion keys (registry.word_keys) as rows: a query word's neighbours are the
--- words of the rows whose key is one of its deletions (src/search/terms.ts). A btree builds several
+-- words of the rows whose key is one of its deletions (src/search/words/expansion.ts). A btree builds several
 -- times faster than a GIN index over the keys (nearly every key is distinct) and looks up ten times
 -- faster; the word in it lets a lookup read the index alone.
 CREATE TABLE registry.entity_word_keys (key text COLLATE "C" NOT NULL, word text COLLATE "C" NOT NULL);
