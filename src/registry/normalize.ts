@@ -33,7 +33,7 @@ const LEGAL_WORDS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** Legal forms as normalized names spell them. */
-const LEGAL_FORMS = new Set(['LLC', 'INC', 'CORP', 'CO', 'LTD', 'PA', 'PL', 'LP', 'LLP', 'LLLP', 'PLLC', 'PC']);
+export const LEGAL_FORMS = new Set(['LLC', 'INC', 'CORP', 'CO', 'LTD', 'PA', 'PL', 'LP', 'LLP', 'LLLP', 'PLLC', 'PC']);
 
 /** Words that never decide a match: legal forms and the commonest function words. */
 const WEAK_WORDS = new Set([...LEGAL_FORMS, 'THE', 'AND', 'OF']);

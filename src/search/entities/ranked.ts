@@ -1,7 +1,8 @@
 // A relevance page of an entity query: entity names as a ranked query (tiers, similarity, tiebreak),
 // with the posting slice or first-word tier the planner chose, handed to the ranking.
 import type pg from 'pg';
-import { legalForm } from '../../registry/normalize.js';
+import { legalForm, LEGAL_FORMS } from '../../registry/normalize.js';
+import { oneEditAway } from '../words/edits.js';
 import type { SearchContext } from '../context.js';
 import { firstWordTier } from '../ranking/first-word-tier.js';
 import { rankedPage } from '../ranking/plan.js';
@@ -40,10 +41,12 @@ export async function relevancePage(
   // The name is one condition; any other is a filter.
   const filtered = conditions > 1;
   const postings = postingSlice(name, q, filtered);
-  // The query's legal form decides between rows alike in similarity (names differing in it alone);
-  // the postings' order has no place for it. (A form is one of a few fixed words: safe inline.)
+  // The query's legal form decides between rows alike in similarity (names differing in it alone),
+  // a form mistyped (`LLa`, `INX`) read as the form it most likely meant; the postings' order has no
+  // place for it. (A form is one of a few fixed words: safe inline.)
   const form = postings ? null : legalForm(name.norm);
-  const formFirst = form ? `(e.name_norm LIKE '% ${form}') DESC, ` : '';
+  const rankForm = postings ? null : (form ?? mistypedLegalForm(name.norm));
+  const formFirst = rankForm ? `(e.name_norm LIKE '% ${rankForm}') DESC, ` : '';
   const word = postings ? null : firstWordTierWord(name, filtered, form, totalWay);
   const filter = filtered ? (s: Sql) => rowFilters(s, q, true).join(' AND ') : undefined;
   // Exact (the full name first, then without its legal form), then prefix.
@@ -63,4 +66,15 @@ export async function relevancePage(
   };
   const size = await matchSize(pool, ctx, q, name, filtered, total);
   return rankedPage(pool, ctx, ranked, q.offset, q.limit, size);
+}
+
+/** Two letters one edit from a form are as often a word of the name (LA, CA): only longer ones are read as forms. */
+const MISTYPED_FORM_MIN_LENGTH = 3;
+
+/** The legal form a last word one edit from a form meant (`LLA` is LLC), the most common first; else null. */
+function mistypedLegalForm(norm: string): string | null {
+  const last = norm.slice(norm.lastIndexOf(' ') + 1);
+  if (last === norm || last.length < MISTYPED_FORM_MIN_LENGTH) return null;
+  const near = new Set(oneEditAway(last));
+  return [...LEGAL_FORMS].find((f) => near.has(f)) ?? null;
 }
