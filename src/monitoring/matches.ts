@@ -14,14 +14,17 @@ export interface SavedSearch {
   params: Omit<EntitySearch, 'limit' | 'offset'>;
 }
 
-/** A saved search's predicate, built once per import (word expansions read `pool`). */
+/**
+ * A saved search's predicate. Built on the import's connection, before and again after the change set:
+ * a name's word expansions come from the vocabulary, which the import itself extends.
+ */
 export interface CompiledSearch {
   search: SavedSearch;
   where: string;
   params: unknown[];
 }
 
-export async function compileSearches(pool: pg.Pool, searches: SavedSearch[]): Promise<CompiledSearch[]> {
+export async function compileSearches(pool: pg.PoolClient, searches: SavedSearch[]): Promise<CompiledSearch[]> {
   const compiled: CompiledSearch[] = [];
   for (const search of searches) {
     const q: EntitySearch = { ...search.params, limit: 1, offset: 0 };

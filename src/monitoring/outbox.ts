@@ -3,7 +3,7 @@
 // events of watched entities. Only the entities the file touched are compared, and only when some
 // workspace watches or saves a search: an import nobody monitors reads two empty tables more.
 import type pg from 'pg';
-import { compileSearches, currentMatches, type CompiledSearch, type SavedSearch } from './matches.js';
+import { compileSearches, currentMatches, type SavedSearch } from './matches.js';
 import { eventId, type EventType } from './events.js';
 
 /** The record fields an `entity.updated` reports (officers are compared as one list). */
@@ -109,7 +109,7 @@ export interface CorporateWatch {
  * Reads what the change set in `chg_entities` is about to change, or null when no workspace monitors
  * anything. Call before applying the set, in its transaction.
  */
-export async function beforeCorporateChanges(pool: pg.Pool, client: pg.PoolClient): Promise<CorporateWatch | null> {
+export async function beforeCorporateChanges(client: pg.PoolClient): Promise<CorporateWatch | null> {
   const { rows: searches } = await client.query<SavedSearch>(
     'SELECT id, workspace_id, name, params FROM saved_searches ORDER BY id',
   );
@@ -121,9 +121,8 @@ export async function beforeCorporateChanges(pool: pg.Pool, client: pg.PoolClien
            EXISTS (SELECT 1 FROM watched_entities w WHERE w.document_number = c.document_number) AS watched,
            NOT EXISTS (SELECT 1 FROM registry.entities e WHERE e.document_number = c.document_number) AS created
     FROM (SELECT DISTINCT document_number FROM chg_entities) c`);
-  const compiled: CompiledSearch[] = await compileSearches(pool, searches);
   const before = await watchedRecords(client);
-  const matchedBefore = await currentMatches(client, compiled, TOUCHED);
+  const matchedBefore = await currentMatches(client, await compileSearches(client, searches), TOUCHED);
   return {
     async after(c, file) {
       const events: NewEvent[] = [];
@@ -152,6 +151,7 @@ export async function beforeCorporateChanges(pool: pg.Pool, client: pg.PoolClien
         `SELECT document_number FROM ${TOUCHED} WHERE created`,
       );
       const isNew = new Set(created.map((r) => r.document_number));
+      const compiled = await compileSearches(c, searches);
       const matchedAfter = await currentMatches(c, compiled, TOUCHED);
       const announced = new Set<string>();
       for (const { search } of compiled) {

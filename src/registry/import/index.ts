@@ -151,7 +151,7 @@ async function applyChanges(
     // Monitoring's events are written with the changes they report, in this transaction (docs/webhooks.md).
     let counts: ChangeCounts;
     if (corporate) {
-      const watch = await beforeCorporateChanges(pool, client);
+      const watch = await beforeCorporateChanges(client);
       counts = await applyCorporateChanges(client, 'registry');
       await watch?.after(client, file.name);
     } else {

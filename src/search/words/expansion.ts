@@ -46,7 +46,11 @@ const COUNTED_IN: ReadonlySet<Dictionary> = new Set(['entity_words']);
  * of deletion keys (entity_word_keys and the like, with registry.word_deletes): the words sharing a
  * key with the query word, checked for their edit distance.
  */
-export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: readonly string[]): Promise<Term[]> {
+export async function expandWords(
+  pool: pg.Pool | pg.PoolClient,
+  dictionary: Dictionary,
+  words: readonly string[],
+): Promise<Term[]> {
   const used = words.slice(0, MAX_QUERY_WORDS);
   if (used.length === 0) return [];
   const counted = COUNTED_IN.has(dictionary) ? 'counted' : 'false';
