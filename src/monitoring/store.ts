@@ -18,6 +18,9 @@ export class Refusal extends Error {
   }
 }
 
+/** A timestamp column as the API writes instants (UTC, seconds). */
+const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+
 const shortId = (prefix: string): string => `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
 
 /** The plan's monitoring limits, or a refusal when the plan has none. */
@@ -52,7 +55,7 @@ export async function addWatch(pool: pg.Pool, workspace: string, plan: PlanSlug,
   const { rows } = await pool.query<Watch>(
     `INSERT INTO watched_entities (workspace_id, document_number) VALUES ($1, $2)
      ON CONFLICT (workspace_id, document_number) DO UPDATE SET document_number = excluded.document_number
-     RETURNING document_number, $3::text AS name, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at`,
+     RETURNING document_number, $3::text AS name, ${iso('created_at')} AS created_at`,
     [workspace, doc, entity[0].name],
   );
   return rows[0]!;
@@ -61,7 +64,7 @@ export async function addWatch(pool: pg.Pool, workspace: string, plan: PlanSlug,
 export async function listWatches(pool: pg.Pool, workspace: string): Promise<Watch[]> {
   const { rows } = await pool.query<Watch>(
     `SELECT w.document_number, e.name,
-       to_char(w.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at
+       ${iso('w.created_at')} AS created_at
      FROM watched_entities w LEFT JOIN registry.entities e USING (document_number)
      WHERE w.workspace_id = $1 ORDER BY w.document_number`,
     [workspace],
@@ -122,7 +125,7 @@ export interface Endpoint {
 }
 
 const ENDPOINT_COLUMNS = `id, url, event_types, paused_at IS NOT NULL AS paused, paused_reason,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at`;
+  ${iso('created_at')} AS created_at`;
 
 export async function createEndpoint(
   pool: pg.Pool,
@@ -199,9 +202,11 @@ export interface StoredEvent {
   deliveries: Array<{ endpoint_id: string; status: string; attempts: number }>;
 }
 
-const EVENT_SELECT = `SELECT m.id, m.type, to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at,
-    m.payload, coalesce((SELECT jsonb_agg(jsonb_build_object('endpoint_id', d.endpoint_id, 'status', d.status,
-      'attempts', d.attempts) ORDER BY d.endpoint_id) FROM webhook_deliveries d WHERE d.event_id = m.id), '[]') AS deliveries
+const EVENT_SELECT = `SELECT m.id, m.type, ${iso('m.created_at')} AS created_at,
+    m.payload, coalesce((
+      SELECT jsonb_agg(jsonb_build_object('endpoint_id', d.endpoint_id, 'status', d.status, 'attempts', d.attempts)
+                       ORDER BY d.endpoint_id)
+      FROM webhook_deliveries d WHERE d.event_id = m.id), '[]') AS deliveries
   FROM monitoring_events m`;
 
 /** A workspace's events, newest first, optionally since an instant and of some types. */
