@@ -113,7 +113,7 @@ describe('discovery', () => {
     }
   });
 
-  it('tools/list: the eight tools, each with title, actionable description, schemas and readOnlyHint', async () => {
+  it('tools/list: the nine tools, each with title, actionable description, schemas and readOnlyHint', async () => {
     const { key } = await t.workspace('developer');
     const client = await connect(key.key);
     const { tools } = await client.listTools();
@@ -128,6 +128,7 @@ describe('discovery', () => {
         'list_daily_filings',
         'list_recent_filings',
         'list_new_business_leads',
+        'list_watch_events',
       ],
     );
     for (const tool of tools) {
