@@ -12,11 +12,11 @@ const LEASE_SECONDS = Math.ceil((DELIVERY_TIMEOUT_MS * 3) / 1000);
 /** Deliveries claimed at a time by one instance (each pass sends them concurrently). */
 const CLAIM_BATCH = 50;
 /** Retries stop this long after the event: it is then marked failed and its endpoint paused. */
-export const RETRY_WINDOW_HOURS = 72;
+const RETRY_WINDOW_HOURS = 72;
 /** The longest wait between two attempts, once the doubling reaches it. */
 const MAX_BACKOFF_SECONDS = 6 * 3600;
 /** Attempts are kept this long in the delivery log. */
-export const ATTEMPT_LOG_DAYS = 30;
+const ATTEMPT_LOG_DAYS = 30;
 
 export interface DeliverySettings {
   allowPrivate: boolean;

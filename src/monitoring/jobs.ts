@@ -5,7 +5,7 @@ import { createMailer } from '../accounts/mail.js';
 import type { Job } from '../jobs/job.js';
 import { deliverDue, purgeDeliveryLog } from './delivery.js';
 
-export const webhookDeliveryJob: Job = {
+const webhookDeliveryJob: Job = {
   name: 'webhook_delivery',
   schedule: '*/5 * * * * *',
   description: 'sends due webhook deliveries and their retries (every 5 seconds)',
@@ -23,7 +23,7 @@ export const webhookDeliveryJob: Job = {
   },
 };
 
-export const webhookLogPurgeJob: Job = {
+const webhookLogPurgeJob: Job = {
   name: 'webhook_log_purge',
   schedule: '45 0 * * *',
   description: 'deletes webhook delivery attempts older than 30 days (daily, 00:45 UTC)',

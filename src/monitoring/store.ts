@@ -24,7 +24,7 @@ const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', '
 const shortId = (prefix: string): string => `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
 
 /** The plan's monitoring limits, or a refusal when the plan has none. */
-export function limitsOf(plan: PlanSlug): MonitoringLimits {
+function limitsOf(plan: PlanSlug): MonitoringLimits {
   const limits = PLANS[plan].monitoring;
   if (!limits)
     throw new Refusal('forbidden', 'plan', `Monitoring is not part of the ${PLANS[plan].name} plan (Pro and above).`);

@@ -29,7 +29,7 @@ export const monitoringId = (prefix: string, description: string) =>
     .regex(new RegExp(`^${prefix}_[0-9a-f]{1,40}$`), { error: `must be an id starting ${prefix}_` })
     .meta({ description });
 
-export const Delivery = z.object({ endpoint_id: z.string(), status: z.string(), attempts: z.number().int() });
+const Delivery = z.object({ endpoint_id: z.string(), status: z.string(), attempts: z.number().int() });
 
 export const MonitoringEvent = z
   .object({

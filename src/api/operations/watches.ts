@@ -36,7 +36,7 @@ const all = <T>(rows: T[]) => ({
 });
 const Removed = z.object({ removed: z.literal(true) });
 
-export const listEntityWatches = defineOperation({
+const listEntityWatches = defineOperation({
   name: 'listEntityWatches',
   tool: null,
   path: '/watches/entities',
@@ -53,7 +53,7 @@ export const listEntityWatches = defineOperation({
   },
 });
 
-export const watchEntity = defineOperation({
+const watchEntity = defineOperation({
   name: 'watchEntity',
   tool: null,
   method: 'post',
@@ -74,7 +74,7 @@ export const watchEntity = defineOperation({
   },
 });
 
-export const unwatchEntity = defineOperation({
+const unwatchEntity = defineOperation({
   name: 'unwatchEntity',
   tool: null,
   method: 'delete',
@@ -93,7 +93,7 @@ export const unwatchEntity = defineOperation({
   },
 });
 
-export const listSavedSearchWatches = defineOperation({
+const listSavedSearchWatches = defineOperation({
   name: 'listSavedSearches',
   tool: null,
   path: '/watches/searches',
@@ -111,7 +111,7 @@ export const listSavedSearchWatches = defineOperation({
   },
 });
 
-export const saveSearch = defineOperation({
+const saveSearch = defineOperation({
   name: 'saveSearch',
   tool: null,
   method: 'post',
@@ -137,7 +137,7 @@ export const saveSearch = defineOperation({
   },
 });
 
-export const deleteSavedSearchWatch = defineOperation({
+const deleteSavedSearchWatch = defineOperation({
   name: 'deleteSavedSearch',
   tool: null,
   method: 'delete',
@@ -156,7 +156,7 @@ export const deleteSavedSearchWatch = defineOperation({
   },
 });
 
-export const listWatchEvents = defineOperation({
+const listWatchEvents = defineOperation({
   name: 'listWatchEvents',
   tool: 'list_watch_events',
   path: '/watches/events',

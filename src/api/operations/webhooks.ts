@@ -36,7 +36,7 @@ const all = <T>(rows: T[]) => ({
   pagination: { limit: rows.length, offset: 0, total: rows.length, has_more: false },
 });
 
-export const listWebhooks = defineOperation({
+const listWebhooks = defineOperation({
   name: 'listWebhooks',
   tool: null,
   path: '/webhooks',
@@ -53,7 +53,7 @@ export const listWebhooks = defineOperation({
   },
 });
 
-export const createWebhook = defineOperation({
+const createWebhook = defineOperation({
   name: 'createWebhook',
   tool: null,
   method: 'post',
@@ -106,14 +106,14 @@ const endpointChange = (change: 'pause' | 'resume' | 'rotate', name: string, suf
     },
   });
 
-export const pauseWebhook = endpointChange('pause', 'pauseWebhook', 'pause', 'Pause a webhook endpoint (events wait)');
-export const resumeWebhook = endpointChange(
+const pauseWebhook = endpointChange('pause', 'pauseWebhook', 'pause', 'Pause a webhook endpoint (events wait)');
+const resumeWebhook = endpointChange(
   'resume',
   'resumeWebhook',
   'resume',
   'Resume a webhook endpoint (what waits is sent at once)',
 );
-export const rotateWebhookSecret = endpointChange(
+const rotateWebhookSecret = endpointChange(
   'rotate',
   'rotateWebhookSecret',
   'rotate-secret',
@@ -122,7 +122,7 @@ export const rotateWebhookSecret = endpointChange(
 
 const Deleted = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
 
-export const deleteWebhook = defineOperation({
+const deleteWebhook = defineOperation({
   name: 'deleteWebhook',
   tool: null,
   method: 'delete',
@@ -141,7 +141,7 @@ export const deleteWebhook = defineOperation({
   },
 });
 
-export const testWebhook = defineOperation({
+const testWebhook = defineOperation({
   name: 'testWebhook',
   tool: null,
   method: 'post',
@@ -159,7 +159,7 @@ export const testWebhook = defineOperation({
   },
 });
 
-export const replayWebhookEvent = defineOperation({
+const replayWebhookEvent = defineOperation({
   name: 'replayWebhookEvent',
   tool: null,
   method: 'post',
