@@ -13,7 +13,15 @@ import { createWorkspace } from '../src/accounts/workspaces.js';
 import { ManualClock } from '../src/clock.js';
 import { isPrivateAddress, resolveTarget } from '../src/monitoring/address.js';
 import { backoffSeconds, deliverDue } from '../src/monitoring/delivery.js';
-import { addSavedSearch, addWatch, createEndpoint, listEvents, Refusal, replayEvent } from '../src/monitoring/store.js';
+import {
+  addSavedSearch,
+  addWatch,
+  createEndpoint,
+  listEvents,
+  Refusal,
+  replayEvent,
+  sendTestEvent,
+} from '../src/monitoring/store.js';
 import { importFiles } from '../src/registry/import/index.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 import { corporate, fileOf } from './support/records.js';
@@ -192,6 +200,40 @@ describe('monitoring', () => {
     );
     const page = await listEvents(db.pool, workspace, { limit: 10, offset: 0, types: ['entity.updated'] });
     assert.equal(page.total, 2);
+  });
+
+  it('marks a delivery failed after 72 hours of failures, pauses its endpoint and mails the owner', async () => {
+    const clock = new ManualClock('2026-10-01T12:00:00Z');
+    const owned = (await createWorkspace(db.pool, { plan: 'growth' }, 'pepper', clock)).workspace.id;
+    await db.pool.query(
+      `INSERT INTO users (id, email, password_hash, created_at, password_changed_at)
+       VALUES ('usr_owner', 'owner@example.com', 'x', now(), now())`,
+    );
+    await db.pool.query(
+      `INSERT INTO workspace_members (workspace_id, user_id, role, created_at) VALUES ($1, 'usr_owner', 'owner', now())`,
+      [owned],
+    );
+    // A port nothing listens on: every attempt fails.
+    const down = await createEndpoint(db.pool, owned, 'growth', 'http://127.0.0.1:9/hook', ['entity.updated'], true);
+    const ping = await sendTestEvent(db.pool, owned, down.id);
+    const mails: string[] = [];
+    const mailer = { send: async (m: { to: string; subject: string }) => void mails.push(`${m.to}: ${m.subject}`) };
+    await deliverDue(db.pool, SETTINGS, { ...mailer, close: () => {} });
+    const pending = await db.pool.query(`SELECT status FROM webhook_deliveries WHERE event_id = $1`, [ping.id]);
+    assert.equal(pending.rows[0].status, 'pending', 'a first failure is retried');
+    await db.pool.query(
+      `UPDATE webhook_deliveries SET created_at = now() - interval '73 hours', next_attempt_at = now()
+       WHERE event_id = $1`,
+      [ping.id],
+    );
+    await deliverDue(db.pool, SETTINGS, { ...mailer, close: () => {} });
+    const { rows } = await db.pool.query(
+      `SELECT d.status, p.paused_reason FROM webhook_deliveries d JOIN webhook_endpoints p ON p.id = d.endpoint_id
+       WHERE d.event_id = $1`,
+      [ping.id],
+    );
+    assert.deepEqual(rows, [{ status: 'failed', paused_reason: 'failing' }]);
+    assert.deepEqual(mails, ['owner@example.com: Webhook endpoint paused']);
   });
 
   it('refuses bad input and changes nothing', async () => {
