@@ -210,7 +210,8 @@ describe('monitoring', () => {
        VALUES ('usr_owner', 'owner@example.com', 'x', now(), now())`,
     );
     await db.pool.query(
-      `INSERT INTO workspace_members (workspace_id, user_id, role, created_at) VALUES ($1, 'usr_owner', 'owner', now())`,
+      `INSERT INTO workspace_members (workspace_id, user_id, role, created_at)
+       VALUES ($1, 'usr_owner', 'owner', now())`,
       [owned],
     );
     // A port nothing listens on: every attempt fails.
