@@ -113,7 +113,7 @@ describe('discovery', () => {
     }
   });
 
-  it('tools/list: the eight tools, each with title, actionable description, schemas and readOnlyHint', async () => {
+  it('tools/list: the nine tools, each with title, actionable description, schemas and readOnlyHint', async () => {
     const { key } = await t.workspace('developer');
     const client = await connect(key.key);
     const { tools } = await client.listTools();
@@ -128,6 +128,7 @@ describe('discovery', () => {
         'list_daily_filings',
         'list_recent_filings',
         'list_new_business_leads',
+        'list_watch_events',
       ],
     );
     for (const tool of tools) {
@@ -147,7 +148,7 @@ describe('discovery', () => {
     // The other header of the spec works as well.
     const other = new Client({ name: 'x-api-key', version: '1.0.0' });
     await other.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { 'x-api-key': key.key } } }));
-    assert.equal((await other.listTools()).tools.length, 8);
+    assert.equal((await other.listTools()).tools.length, 9);
     await other.close();
     const leads = tools.find((x) => x.name === 'list_new_business_leads')!;
     assert.deepEqual(Object.keys(leads.inputSchema.properties ?? {}), [

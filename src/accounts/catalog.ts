@@ -31,10 +31,28 @@ export interface Plan {
   readonly unlimited: boolean;
   /** Monthly price in cents (null: custom). */
   readonly priceCents: number | null;
+  /** Monitoring (docs/webhooks.md): how many of each a workspace may keep; null: not on this plan. */
+  readonly monitoring: MonitoringLimits | null;
+}
+
+export interface MonitoringLimits {
+  readonly endpoints: number;
+  readonly watches: number;
+  readonly savedSearches: number;
 }
 
 const both: readonly Surface[] = ['rest', 'mcp'];
-const plan = (p: Omit<Plan, 'unlimited'> & { unlimited?: boolean }): Plan => ({ unlimited: false, ...p });
+const plan = (p: Omit<Plan, 'unlimited' | 'monitoring'> & Partial<Pick<Plan, 'unlimited' | 'monitoring'>>): Plan => ({
+  unlimited: false,
+  monitoring: null,
+  ...p,
+});
+
+/** Pro has monitoring in beta, at a tenth of Growth's watches. */
+const PRO_MONITORING: MonitoringLimits = { endpoints: 2, watches: 100, savedSearches: 5 };
+const GROWTH_MONITORING: MonitoringLimits = { endpoints: 5, watches: 1_000, savedSearches: 25 };
+const LEAD_FEED_MONITORING: MonitoringLimits = { endpoints: 10, watches: 5_000, savedSearches: 100 };
+const ENTERPRISE_MONITORING: MonitoringLimits = { endpoints: 25, watches: 50_000, savedSearches: 500 };
 
 export const PLANS: Readonly<Record<PlanSlug, Plan>> = {
   free_trial: plan({
@@ -69,6 +87,7 @@ export const PLANS: Readonly<Record<PlanSlug, Plan>> = {
     csv: true,
     overage: true,
     priceCents: 4900,
+    monitoring: PRO_MONITORING,
   }),
   growth: plan({
     slug: 'growth',
@@ -80,6 +99,7 @@ export const PLANS: Readonly<Record<PlanSlug, Plan>> = {
     csv: true,
     overage: true,
     priceCents: 14900,
+    monitoring: GROWTH_MONITORING,
   }),
   lead_feed: plan({
     slug: 'lead_feed',
@@ -91,6 +111,7 @@ export const PLANS: Readonly<Record<PlanSlug, Plan>> = {
     csv: true,
     overage: true,
     priceCents: 29900,
+    monitoring: LEAD_FEED_MONITORING,
   }),
   enterprise: plan({
     slug: 'enterprise',
@@ -103,6 +124,7 @@ export const PLANS: Readonly<Record<PlanSlug, Plan>> = {
     overage: false,
     unlimited: true,
     priceCents: null,
+    monitoring: ENTERPRISE_MONITORING,
   }),
   mcp_starter: plan({
     slug: 'mcp_starter',

@@ -87,7 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // HEAD is answered 405 on the API (rest.ts): it would run and charge the whole operation.
     exposeHeadRoutes: false,
   });
-  const services = createServices(db, clock);
+  const services = createServices(db, clock, config.webhooks.allowPrivate);
   const errors = new ErrorLog(http.log, clock);
   for (const pool of new Set([db.pool, db.readPool])) pool.on('connect', () => errors.connected());
   const gate = new Gate(db.pool, deps.pepper, clock, (err) =>

@@ -79,19 +79,23 @@ function operationObject(op: Operation, components: Json): Json {
   const properties = (params.properties ?? {}) as Record<string, Json>;
   const required = new Set((params.required ?? []) as string[]);
   const inPath = new Set(pathParams(op));
-  const parameters: Json[] = Object.entries(properties).map(([name, schema]) => {
-    const { description, ...rest } = schema;
-    const p: Json = {
-      name,
-      in: inPath.has(name) ? 'path' : 'query',
-      required: inPath.has(name) || required.has(name),
-      schema: parameterSchema(rest),
-    };
-    if (description) p.description = description;
-    // Repeat the parameter for several values (commas work too, as the description says).
-    if ((p.schema as Json).type === 'array') Object.assign(p, { style: 'form', explode: true });
-    return p;
-  });
+  // A post's parameters other than the path's are its JSON body.
+  const inBody = op.method === 'post' ? Object.keys(properties).filter((n) => !inPath.has(n)) : [];
+  const parameters: Json[] = Object.entries(properties)
+    .filter(([name]) => !inBody.includes(name))
+    .map(([name, schema]) => {
+      const { description, ...rest } = schema;
+      const p: Json = {
+        name,
+        in: inPath.has(name) ? 'path' : 'query',
+        required: inPath.has(name) || required.has(name),
+        schema: parameterSchema(rest),
+      };
+      if (description) p.description = description;
+      // Repeat the parameter for several values (commas work too, as the description says).
+      if ((p.schema as Json).type === 'array') Object.assign(p, { style: 'form', explode: true });
+      return p;
+    });
   if (op.kind === 'list' && !op.keyless) {
     parameters.push({
       name: 'format',
@@ -145,6 +149,22 @@ function operationObject(op: Operation, components: Json): Json {
     parameters,
     responses,
   };
+  if (inBody.length) {
+    const bodyRequired = inBody.filter((n) => required.has(n));
+    object.requestBody = {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: Object.fromEntries(inBody.map((n) => [n, properties[n]])),
+            ...(bodyRequired.length ? { required: bodyRequired } : {}),
+            additionalProperties: false,
+          },
+        },
+      },
+    };
+  }
   if (op.keyless) object.security = [];
   if (op.tool) object['x-mcp-tool'] = op.tool;
   return object;
@@ -203,7 +223,7 @@ export function openApiDocument(operations: readonly Operation[], routes: readon
   schemaOf(ErrorEnvelope, 'output', components); // named `Error`: lands in components
 
   const paths: Json = {};
-  for (const op of operations) paths[op.path] = { get: operationObject(op, components) };
+  for (const op of operations) ((paths[op.path] ??= {}) as Json)[op.method ?? 'get'] = operationObject(op, components);
   for (const route of routes) {
     const item = (paths[route.path] ??= { servers: route.servers.map((url) => ({ url })) }) as Json;
     item[route.method] = routeOperation(route, components);

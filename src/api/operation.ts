@@ -32,6 +32,11 @@ export interface Operation<P extends z.ZodObject = z.ZodObject> {
   readonly name: string;
   /** The MCP tool's name; null for routes that are not tools. */
   readonly tool: string | null;
+  /**
+   * The HTTP method (default get). A post takes its parameters other than the path's from a JSON body;
+   * only get operations are MCP tools.
+   */
+  readonly method?: 'get' | 'post' | 'delete';
   /** Path under /v1, in OpenAPI form: `/entities/{document_number}`. */
   readonly path: string;
   readonly title: string;

@@ -1,4 +1,4 @@
-// REST: every operation of the table as GET under /v1 and the same-origin /api/v1, through the
+// REST: every operation of the table (GET, or its own method) under /v1 and the same-origin /api/v1, through the
 // pipeline. Routes stay thin: read the request, invoke, write the outcome.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodObject } from 'zod';
@@ -11,6 +11,8 @@ import type { MemberCall, Outcome, Pipeline } from './pipeline.js';
 import { perMinuteRefusal } from './refusals.js';
 
 export const API_PREFIXES = ['/v1', '/api/v1'] as const;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Fastify's form of an OpenAPI path: `{id}` becomes `:id`. */
 export const fastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
@@ -68,11 +70,14 @@ export function registerRest(
 ): void {
   for (const op of operations) {
     const columns = hitColumns(op);
+    const method = op.method ?? 'get';
     const handler = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
       // `api_key` in the query never authenticates and is not an error either: it is dropped unread.
       const { api_key: _ignored, format, ...query } = req.query as Record<string, unknown>;
       const csv = op.kind === 'list' && wantsCsv(format, req.headers.accept);
-      const args: Record<string, unknown> = { ...query, ...(req.params as Record<string, unknown>) };
+      // A post's parameters come in its JSON body (an unreadable body is refused by Fastify first).
+      const body = method === 'post' && isObject(req.body) ? req.body : {};
+      const args: Record<string, unknown> = { ...query, ...body, ...(req.params as Record<string, unknown>) };
       if (format !== undefined && (op.kind !== 'list' || (format !== 'csv' && format !== 'json'))) args.format = format;
       const outcome = await pipeline.invoke(op, {
         surface: 'rest',
@@ -94,8 +99,12 @@ export function registerRest(
       return sendOutcome(reply, outcome);
     };
     for (const prefix of API_PREFIXES) {
-      app.get(`${prefix}${fastifyPath(op.path)}`, handler);
-      app.head(`${prefix}${fastifyPath(op.path)}`, headNotAllowed);
+      app.route({
+        method: method.toUpperCase() as 'GET' | 'POST' | 'DELETE',
+        url: `${prefix}${fastifyPath(op.path)}`,
+        handler,
+      });
+      if (method === 'get') app.head(`${prefix}${fastifyPath(op.path)}`, headNotAllowed);
     }
   }
 }

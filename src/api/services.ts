@@ -38,13 +38,16 @@ export interface Services {
   readonly search: Search;
   readonly dataset: DatasetInfo;
   usage(caller: Caller): Promise<AccountUsage>;
+  /** Monitoring's store is on the primary (its writes and the events of the imports). */
+  readonly monitoring: { readonly pool: pg.Pool; readonly allowPrivate: boolean };
 }
 
-export function createServices(db: Database, clock: Clock): Services {
+export function createServices(db: Database, clock: Clock, allowPrivateWebhooks = false): Services {
   const dataset = new DatasetInfo(db.pool, clock);
   return {
     search: createSearch(db.readPool, async () => (await dataset.state()).version),
     dataset,
     usage: (caller) => accountUsage(db.pool, caller, clock.now()),
+    monitoring: { pool: db.pool, allowPrivate: allowPrivateWebhooks },
   };
 }

@@ -47,6 +47,8 @@ const EnvSchema = z.object({
   REGISTRY_SFTP_KEY_FILE: z.string().trim().default(''),
   REGISTRY_SFTP_HOST_KEY: z.string().trim().default(''),
   REFRESH_RETRY_SECONDS: z.coerce.number().min(0).max(3600).default(30),
+  WEBHOOKS_ALLOW_PRIVATE: flag.default(false),
+  WEBHOOKS_RETRY_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
 });
 
 export interface Config {
@@ -93,6 +95,8 @@ export interface Config {
   readonly registrySource: RegistrySourceConfig | null;
   /** The refresh's first wait before retrying a failed listing or download within a run (doubles each time). */
   readonly refreshRetrySeconds: number;
+  /** Webhook deliveries (docs/webhooks.md): private targets and plain http allowed, and the first retry's wait. */
+  readonly webhooks: { readonly allowPrivate: boolean; readonly retrySeconds: number };
 }
 
 export interface BillingConfig {
@@ -227,6 +231,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mcpAllowedOrigins: parseOrigins(e.MCP_ALLOWED_ORIGINS),
     registrySource: registrySource(e),
     refreshRetrySeconds: e.REFRESH_RETRY_SECONDS,
+    webhooks: { allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE, retrySeconds: e.WEBHOOKS_RETRY_SECONDS },
   };
   if (production && !config.databaseUrl)
     throw new Error('invalid configuration: DATABASE_URL is required in production');

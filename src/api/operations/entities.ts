@@ -8,7 +8,7 @@ import { documentNumber, entityTypeCode, isoDate, multi, oneOf, pagination, text
 import { listEnvelope, singleEnvelope } from '../schemas.js';
 import { listResult, USE_NOTE } from './list.js';
 
-const entitySearchParams = z.strictObject({
+export const entitySearchParams = z.strictObject({
   name: text(
     1,
     200,

@@ -1,10 +1,13 @@
 // The table of operations: the eight registry operations (REST routes and MCP tools), the lead
-// feed's daily CSV file and the account usage route (REST only).
+// feed's daily CSV file, the account usage route (REST only), and monitoring: watches, their events (also
+// an MCP tool) and webhook endpoints (docs/webhooks.md).
 import type { Operation } from '../operation.js';
 import { accountUsage } from './account.js';
 import { getEntity, searchEntities } from './entities.js';
 import { listDailyFilings, listRecentFilings } from './filings.js';
 import { listNewBusinessLeads, newBusinessesDailyFile } from './leads.js';
+import { WATCH_OPERATIONS } from './watches.js';
+import { WEBHOOK_OPERATIONS } from './webhooks.js';
 import { searchAddresses, searchAgents, searchOfficers } from './people.js';
 
 export const OPERATIONS: readonly Operation[] = [
@@ -18,4 +21,6 @@ export const OPERATIONS: readonly Operation[] = [
   listNewBusinessLeads,
   newBusinessesDailyFile,
   accountUsage,
+  ...WATCH_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
 ] as unknown as readonly Operation[];

@@ -6,6 +6,7 @@ import { prewarmDataset } from '../../db/prewarm.js';
 import { datasetAfterImport, moveDatasetCounts, type DatasetCounts } from '../dataset.js';
 import { parseCorporate, parseEvent } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges, openChangeSet, type ChangeCounts } from './changes.js';
+import { beforeCorporateChanges, filingEventsOfWatched } from '../../monitoring/outbox.js';
 import { silentProgress, type Progress } from './progress.js';
 import { readRecords, type ReadStats, type Reject } from './read.js';
 import { entityRow, eventRow, officerRows } from './rows.js';
@@ -147,9 +148,16 @@ async function applyChanges(
       progress.stop();
     }
     checkRefusal(file, stats, refuse);
-    const counts = corporate
-      ? await applyCorporateChanges(client, 'registry')
-      : await applyEventChanges(client, 'registry');
+    // Monitoring's events are written with the changes they report, in this transaction (docs/webhooks.md).
+    let counts: ChangeCounts;
+    if (corporate) {
+      const watch = await beforeCorporateChanges(client);
+      counts = await applyCorporateChanges(client, 'registry');
+      await watch?.after(client, file.name);
+    } else {
+      await filingEventsOfWatched(client, file.name);
+      counts = await applyEventChanges(client, 'registry');
+    }
     const outcome = { ...stats, ...counts };
     await recordImport(client, file, sum, startedAt, outcome);
     await moveDatasetCounts(client, counts.moved);

@@ -56,7 +56,7 @@ export function rowFilters(sql: Sql, q: EntitySearch, named: boolean, walked: Wa
 
 /** The match predicate's conditions: the name's (when it has one) first, then each filter's. */
 export async function matchConditions(
-  pool: pg.Pool,
+  pool: pg.Pool | pg.PoolClient,
   sql: Sql,
   q: EntitySearch,
   name: NameMatch,

@@ -25,7 +25,7 @@ export type Named = Extract<NameMatch, { kind: 'prefix' | 'words' }>;
 
 export const NO_NAME: NameMatch = { kind: 'none' };
 
-export async function analyzeName(pool: pg.Pool, name: string | undefined): Promise<NameMatch> {
+export async function analyzeName(pool: pg.Pool | pg.PoolClient, name: string | undefined): Promise<NameMatch> {
   if (name === undefined) return { kind: 'none' };
   const key = nameKey(name);
   if (key.core === '') return { kind: 'empty' };

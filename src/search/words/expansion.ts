@@ -70,7 +70,11 @@ const COUNTED_IN: ReadonlySet<Dictionary> = new Set(['entity_words']);
  * have no keys of their own: they are looked up among every string one edit away, frequent words aside
  * (each holds 20,000 rows or more, which a mistyped short word would add to its term).
  */
-export async function expandWords(pool: pg.Pool, dictionary: Dictionary, words: readonly string[]): Promise<Term[]> {
+export async function expandWords(
+  pool: pg.Pool | pg.PoolClient,
+  dictionary: Dictionary,
+  words: readonly string[],
+): Promise<Term[]> {
   const used = requiredWords(words);
   if (used.length === 0) return [];
   // Carried: by a longer word, or by as many words as an address's number, street and type.

@@ -1,0 +1,42 @@
+// What the monitoring operations share (docs/webhooks.md): the services they call, the refusals of the
+// monitoring store as the error envelope, and the shapes they answer with.
+import { z } from 'zod';
+import type { PlanSlug } from '../../accounts/catalog.js';
+import { Refusal } from '../../monitoring/store.js';
+import { ApiError, badRequest } from '../errors.js';
+import type { HandlerContext } from '../operation.js';
+
+/** Runs a store call, turning its refusals into the API's errors. */
+export async function refusing<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof Refusal)) throw err;
+    if (err.kind === 'bad_request') throw badRequest({ [err.field]: err.message });
+    throw new ApiError(err.kind, err.message);
+  }
+}
+
+/** The calling workspace and its plan (monitoring routes are never keyless). */
+export const who = (ctx: HandlerContext): { workspace: string; plan: PlanSlug } => ({
+  workspace: ctx.caller!.workspaceId,
+  plan: ctx.caller!.plan,
+});
+
+export const monitoringId = (prefix: string, description: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^${prefix}_[0-9a-f]{1,40}$`), { error: `must be an id starting ${prefix}_` })
+    .meta({ description });
+
+const Delivery = z.object({ endpoint_id: z.string(), status: z.string(), attempts: z.number().int() });
+
+export const MonitoringEvent = z
+  .object({
+    id: z.string().meta({ description: 'Stable: every retry and replay carries it; deduplicate on it.' }),
+    type: z.string(),
+    created_at: z.string(),
+    payload: z.unknown().meta({ description: 'The body each endpoint receives (docs/webhooks.md, "Events").' }),
+    deliveries: z.array(Delivery),
+  })
+  .meta({ id: 'MonitoringEvent' });

@@ -1,0 +1,191 @@
+// Webhook endpoints (docs/webhooks.md): register (the secret shown once), list, pause, resume, rotate the
+// secret, delete, send a test event, replay an event. Authenticated by key, never metered, not MCP tools.
+import { z } from 'zod';
+import { EVENT_TYPES } from '../../monitoring/events.js';
+import {
+  changeEndpoint,
+  createEndpoint,
+  deleteEndpoint,
+  listEndpoints,
+  replayEvent,
+  sendTestEvent,
+} from '../../monitoring/store.js';
+import { defineOperation, type Operation } from '../operation.js';
+import { listEnvelope, singleEnvelope } from '../schemas.js';
+import { MonitoringEvent, monitoringId, refusing, who } from './monitoring-shared.js';
+
+const Endpoint = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    event_types: z.array(z.string()),
+    paused: z.boolean(),
+    paused_reason: z.string().nullable().meta({ description: "'paused by hand' or 'failing' (72 hours of failures)." }),
+    created_at: z.string(),
+    secret: z
+      .string()
+      .optional()
+      .meta({ description: 'The signing secret: only in the answer of a creation or a rotation. Keep it.' }),
+  })
+  .meta({ id: 'WebhookEndpoint' });
+
+const endpointId = monitoringId('we', 'The webhook endpoint id.');
+const single = singleEnvelope(Endpoint);
+const all = <T>(rows: T[]) => ({
+  data: rows,
+  pagination: { limit: rows.length, offset: 0, total: rows.length, has_more: false },
+});
+
+const listWebhooks = defineOperation({
+  name: 'listWebhooks',
+  tool: null,
+  path: '/webhooks',
+  title: 'List webhook endpoints',
+  description: "The workspace's webhook endpoints (secrets are never listed). Free of charge.",
+  params: z.strictObject({}),
+  kind: 'list',
+  result: Endpoint,
+  response: listEnvelope(Endpoint),
+  metered: false,
+  errors: [],
+  async handle(_p, ctx) {
+    return all(await listEndpoints(ctx.services.monitoring.pool, who(ctx).workspace));
+  },
+});
+
+const createWebhook = defineOperation({
+  name: 'createWebhook',
+  tool: null,
+  method: 'post',
+  path: '/webhooks',
+  title: 'Register a webhook endpoint',
+  description:
+    'Registers an https:// URL on a public address to receive the chosen event types as signed JSON POSTs. ' +
+    'The answer holds the signing secret, shown this once. Plans with monitoring (Pro beta, Growth, Lead Feed, ' +
+    "Enterprise), up to the plan's number of endpoints. Free of charge.",
+  params: z.strictObject({
+    url: z.string().min(1).max(2000).meta({ description: 'https:// URL on a public address.' }),
+    event_types: z
+      .array(z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.join(', ')}` }))
+      .min(1)
+      .max(EVENT_TYPES.length)
+      .default([...EVENT_TYPES])
+      .meta({ description: `Event types to receive (default all): ${EVENT_TYPES.join(', ')}.` }),
+  }),
+  kind: 'single',
+  result: Endpoint,
+  response: single,
+  metered: false,
+  errors: [403],
+  async handle(p, ctx) {
+    const { workspace, plan } = who(ctx);
+    const m = ctx.services.monitoring;
+    const types = [...new Set(p.event_types)];
+    return { data: await refusing(() => createEndpoint(m.pool, workspace, plan, p.url, types, m.allowPrivate)) };
+  },
+});
+
+const endpointChange = (change: 'pause' | 'resume' | 'rotate', name: string, suffix: string, text: string) =>
+  defineOperation({
+    name,
+    tool: null,
+    method: 'post',
+    path: `/webhooks/{id}/${suffix}`,
+    title: text,
+    description: `${text}. Free of charge.`,
+    params: z.strictObject({ id: endpointId }),
+    kind: 'single',
+    result: Endpoint,
+    response: single,
+    metered: false,
+    errors: [404],
+    async handle(p, ctx) {
+      return {
+        data: await refusing(() => changeEndpoint(ctx.services.monitoring.pool, who(ctx).workspace, p.id, change)),
+      };
+    },
+  });
+
+const pauseWebhook = endpointChange('pause', 'pauseWebhook', 'pause', 'Pause a webhook endpoint (events wait)');
+const resumeWebhook = endpointChange(
+  'resume',
+  'resumeWebhook',
+  'resume',
+  'Resume a webhook endpoint (what waits is sent at once)',
+);
+const rotateWebhookSecret = endpointChange(
+  'rotate',
+  'rotateWebhookSecret',
+  'rotate-secret',
+  'Rotate the signing secret of a webhook endpoint (the new one is shown once)',
+);
+
+const Deleted = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
+
+const deleteWebhook = defineOperation({
+  name: 'deleteWebhook',
+  tool: null,
+  method: 'delete',
+  path: '/webhooks/{id}',
+  title: 'Delete a webhook endpoint',
+  description: 'Deletes the endpoint and its pending deliveries. Free of charge.',
+  params: z.strictObject({ id: endpointId }),
+  kind: 'single',
+  result: Deleted,
+  response: singleEnvelope(Deleted),
+  metered: false,
+  errors: [404],
+  async handle(p, ctx) {
+    await refusing(() => deleteEndpoint(ctx.services.monitoring.pool, who(ctx).workspace, p.id));
+    return { data: { id: p.id, deleted: true as const } };
+  },
+});
+
+const testWebhook = defineOperation({
+  name: 'testWebhook',
+  tool: null,
+  method: 'post',
+  path: '/webhooks/{id}/test',
+  title: 'Send a test event',
+  description: 'Queues a `ping` event to this endpoint, signed like every other. Free of charge.',
+  params: z.strictObject({ id: endpointId }),
+  kind: 'single',
+  result: MonitoringEvent,
+  response: singleEnvelope(MonitoringEvent),
+  metered: false,
+  errors: [404],
+  async handle(p, ctx) {
+    return { data: await refusing(() => sendTestEvent(ctx.services.monitoring.pool, who(ctx).workspace, p.id)) };
+  },
+});
+
+const replayWebhookEvent = defineOperation({
+  name: 'replayWebhookEvent',
+  tool: null,
+  method: 'post',
+  path: '/webhooks/events/{id}/replay',
+  title: 'Replay an event',
+  description:
+    'Sends an event again, under its same id, to every endpoint subscribed to its type (also after it ' +
+    'failed or was delivered). Free of charge.',
+  params: z.strictObject({ id: monitoringId('evt', 'The event id.') }),
+  kind: 'single',
+  result: MonitoringEvent,
+  response: singleEnvelope(MonitoringEvent),
+  metered: false,
+  errors: [404],
+  async handle(p, ctx) {
+    return { data: await refusing(() => replayEvent(ctx.services.monitoring.pool, who(ctx).workspace, p.id)) };
+  },
+});
+
+export const WEBHOOK_OPERATIONS = [
+  listWebhooks,
+  createWebhook,
+  deleteWebhook,
+  pauseWebhook,
+  resumeWebhook,
+  rotateWebhookSecret,
+  testWebhook,
+  replayWebhookEvent,
+] as unknown as readonly Operation[];

@@ -1,0 +1,267 @@
+// A workspace's watches, saved searches and webhook endpoints, and its events (docs/webhooks.md). Every
+// refusal is a Refusal naming the field at fault; nothing is written when one is thrown.
+import type pg from 'pg';
+import { PLANS, type MonitoringLimits, type PlanSlug } from '../accounts/catalog.js';
+import { checkUrlForm, RefusedTarget } from './address.js';
+import { eventId, type EventType } from './events.js';
+import type { SavedSearch } from './matches.js';
+import { newSecret } from './signature.js';
+import { randomUUID } from 'node:crypto';
+
+export class Refusal extends Error {
+  constructor(
+    readonly kind: 'bad_request' | 'not_found' | 'forbidden',
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A timestamp column as the API writes instants (UTC, seconds). */
+const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+
+const shortId = (prefix: string): string => `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+
+/** The plan's monitoring limits, or a refusal when the plan has none. */
+function limitsOf(plan: PlanSlug): MonitoringLimits {
+  const limits = PLANS[plan].monitoring;
+  if (!limits)
+    throw new Refusal('forbidden', 'plan', `Monitoring is not part of the ${PLANS[plan].name} plan (Pro and above).`);
+  return limits;
+}
+
+async function checkRoom(pool: pg.Pool, table: string, workspace: string, limit: number, what: string): Promise<void> {
+  const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE workspace_id = $1`, [
+    workspace,
+  ]);
+  if (rows[0]!.n >= limit) throw new Refusal('forbidden', what, `The plan allows ${limit} ${what}; delete one first.`);
+}
+
+export interface Watch {
+  document_number: string;
+  name: string | null;
+  created_at: string;
+}
+
+export async function addWatch(pool: pg.Pool, workspace: string, plan: PlanSlug, doc: string): Promise<Watch> {
+  const limits = limitsOf(plan);
+  const { rows: entity } = await pool.query<{ name: string }>(
+    'SELECT name FROM registry.entities WHERE document_number = $1',
+    [doc],
+  );
+  if (!entity[0]) throw new Refusal('not_found', 'document_number', `No entity has document number ${doc}.`);
+  await checkRoom(pool, 'watched_entities', workspace, limits.watches, 'watches');
+  const { rows } = await pool.query<Watch>(
+    `INSERT INTO watched_entities (workspace_id, document_number) VALUES ($1, $2)
+     ON CONFLICT (workspace_id, document_number) DO UPDATE SET document_number = excluded.document_number
+     RETURNING document_number, $3::text AS name, ${iso('created_at')} AS created_at`,
+    [workspace, doc, entity[0].name],
+  );
+  return rows[0]!;
+}
+
+export async function listWatches(pool: pg.Pool, workspace: string): Promise<Watch[]> {
+  const { rows } = await pool.query<Watch>(
+    `SELECT w.document_number, e.name,
+       ${iso('w.created_at')} AS created_at
+     FROM watched_entities w LEFT JOIN registry.entities e USING (document_number)
+     WHERE w.workspace_id = $1 ORDER BY w.document_number`,
+    [workspace],
+  );
+  return rows;
+}
+
+export async function deleteWatch(pool: pg.Pool, workspace: string, doc: string): Promise<void> {
+  const { rowCount } = await pool.query(
+    'DELETE FROM watched_entities WHERE workspace_id = $1 AND document_number = $2',
+    [workspace, doc],
+  );
+  if (!rowCount) throw new Refusal('not_found', 'document_number', `${doc} is not watched.`);
+}
+
+export async function addSavedSearch(
+  pool: pg.Pool,
+  workspace: string,
+  plan: PlanSlug,
+  name: string,
+  params: SavedSearch['params'],
+): Promise<SavedSearch> {
+  const limits = limitsOf(plan);
+  await checkRoom(pool, 'saved_searches', workspace, limits.savedSearches, 'saved searches');
+  const { rows } = await pool.query<SavedSearch>(
+    `INSERT INTO saved_searches (id, workspace_id, name, params) VALUES ($1, $2, $3, $4)
+     RETURNING id, workspace_id, name, params`,
+    [shortId('ss'), workspace, name, JSON.stringify(params)],
+  );
+  return rows[0]!;
+}
+
+export async function listSavedSearches(pool: pg.Pool, workspace: string): Promise<SavedSearch[]> {
+  const { rows } = await pool.query<SavedSearch>(
+    'SELECT id, workspace_id, name, params FROM saved_searches WHERE workspace_id = $1 ORDER BY created_at, id',
+    [workspace],
+  );
+  return rows;
+}
+
+export async function deleteSavedSearch(pool: pg.Pool, workspace: string, id: string): Promise<void> {
+  const { rowCount } = await pool.query('DELETE FROM saved_searches WHERE workspace_id = $1 AND id = $2', [
+    workspace,
+    id,
+  ]);
+  if (!rowCount) throw new Refusal('not_found', 'id', `No saved search ${id}.`);
+}
+
+export interface Endpoint {
+  id: string;
+  url: string;
+  event_types: string[];
+  paused: boolean;
+  paused_reason: string | null;
+  created_at: string;
+  /** Only when created or rotated. */
+  secret?: string;
+}
+
+const ENDPOINT_COLUMNS = `id, url, event_types, paused_at IS NOT NULL AS paused, paused_reason,
+  ${iso('created_at')} AS created_at`;
+
+export async function createEndpoint(
+  pool: pg.Pool,
+  workspace: string,
+  plan: PlanSlug,
+  url: string,
+  types: string[],
+  allowPrivate: boolean,
+): Promise<Endpoint> {
+  const limits = limitsOf(plan);
+  try {
+    checkUrlForm(url, allowPrivate);
+  } catch (err) {
+    if (err instanceof RefusedTarget) throw new Refusal('bad_request', 'url', `The URL ${err.message}.`);
+    throw err;
+  }
+  await checkRoom(pool, 'webhook_endpoints', workspace, limits.endpoints, 'webhook endpoints');
+  const secret = newSecret();
+  const { rows } = await pool.query<Endpoint>(
+    `INSERT INTO webhook_endpoints (id, workspace_id, url, secret, event_types) VALUES ($1, $2, $3, $4, $5)
+     RETURNING ${ENDPOINT_COLUMNS}`,
+    [shortId('we'), workspace, url, secret, types],
+  );
+  return { ...rows[0]!, secret };
+}
+
+export async function listEndpoints(pool: pg.Pool, workspace: string): Promise<Endpoint[]> {
+  const { rows } = await pool.query<Endpoint>(
+    `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = $1 ORDER BY created_at, id`,
+    [workspace],
+  );
+  return rows;
+}
+
+/** Pauses, resumes (retrying at once what waits) or rotates the secret of an endpoint. */
+export async function changeEndpoint(
+  pool: pg.Pool,
+  workspace: string,
+  id: string,
+  change: 'pause' | 'resume' | 'rotate',
+): Promise<Endpoint> {
+  const secret = change === 'rotate' ? newSecret() : null;
+  const set = {
+    pause: `paused_at = coalesce(paused_at, now()), paused_reason = coalesce(paused_reason, 'paused by hand')`,
+    resume: 'paused_at = NULL, paused_reason = NULL, consecutive_failures = 0',
+    rotate: 'secret = $3',
+  }[change];
+  const { rows } = await pool.query<Endpoint>(
+    `UPDATE webhook_endpoints SET ${set} WHERE workspace_id = $1 AND id = $2 RETURNING ${ENDPOINT_COLUMNS}`,
+    secret ? [workspace, id, secret] : [workspace, id],
+  );
+  if (!rows[0]) throw new Refusal('not_found', 'id', `No webhook endpoint ${id}.`);
+  if (change === 'resume')
+    await pool.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1 AND status = 'pending'`,
+      [id],
+    );
+  return secret ? { ...rows[0], secret } : rows[0];
+}
+
+export async function deleteEndpoint(pool: pg.Pool, workspace: string, id: string): Promise<void> {
+  const { rowCount } = await pool.query('DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2', [
+    workspace,
+    id,
+  ]);
+  if (!rowCount) throw new Refusal('not_found', 'id', `No webhook endpoint ${id}.`);
+}
+
+export interface StoredEvent {
+  id: string;
+  type: EventType;
+  created_at: string;
+  payload: unknown;
+  deliveries: Array<{ endpoint_id: string; status: string; attempts: number }>;
+}
+
+const EVENT_SELECT = `SELECT m.id, m.type, ${iso('m.created_at')} AS created_at,
+    m.payload, coalesce((
+      SELECT jsonb_agg(jsonb_build_object('endpoint_id', d.endpoint_id, 'status', d.status, 'attempts', d.attempts)
+                       ORDER BY d.endpoint_id)
+      FROM webhook_deliveries d WHERE d.event_id = m.id), '[]') AS deliveries
+  FROM monitoring_events m`;
+
+/** A workspace's events, newest first, optionally since an instant and of some types. */
+export async function listEvents(
+  pool: pg.Pool,
+  workspace: string,
+  opts: { since?: string; types?: string[]; limit: number; offset: number },
+): Promise<{ rows: StoredEvent[]; total: number }> {
+  const where = `m.workspace_id = $1 AND ($2::timestamptz IS NULL OR m.created_at >= $2)
+    AND ($3::text[] IS NULL OR m.type = ANY($3))`;
+  const args = [workspace, opts.since ?? null, opts.types?.length ? opts.types : null];
+  const { rows } = await pool.query<StoredEvent>(
+    `${EVENT_SELECT} WHERE ${where} ORDER BY m.created_at DESC, m.id LIMIT $4 OFFSET $5`,
+    [...args, opts.limit, opts.offset],
+  );
+  const { rows: n } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM monitoring_events m WHERE ${where}`,
+    args,
+  );
+  return { rows, total: n[0]!.n };
+}
+
+/** Sends an event again to every endpoint of the workspace subscribed to its type, under the same id. */
+export async function replayEvent(pool: pg.Pool, workspace: string, id: string): Promise<StoredEvent> {
+  const { rows } = await pool.query<{ id: string }>(
+    'SELECT id FROM monitoring_events WHERE workspace_id = $1 AND id = $2',
+    [workspace, id],
+  );
+  if (!rows[0]) throw new Refusal('not_found', 'id', `No event ${id}.`);
+  await pool.query(
+    `INSERT INTO webhook_deliveries (event_id, endpoint_id)
+     SELECT m.id, p.id FROM monitoring_events m
+     JOIN webhook_endpoints p ON p.workspace_id = m.workspace_id AND (m.type = ANY(p.event_types) OR m.type = 'ping')
+     WHERE m.id = $1
+     ON CONFLICT (event_id, endpoint_id) DO UPDATE SET status = 'pending', next_attempt_at = now(), created_at = now(),
+       finished_at = NULL`,
+    [id],
+  );
+  return (await pool.query<StoredEvent>(`${EVENT_SELECT} WHERE m.id = $1`, [id])).rows[0]!;
+}
+
+/** A `ping` event to one endpoint, to try it. */
+export async function sendTestEvent(pool: pg.Pool, workspace: string, endpoint: string): Promise<StoredEvent> {
+  const { rows } = await pool.query('SELECT 1 FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2', [
+    workspace,
+    endpoint,
+  ]);
+  if (!rows[0]) throw new Refusal('not_found', 'id', `No webhook endpoint ${endpoint}.`);
+  const id = eventId();
+  await pool.query(
+    `INSERT INTO monitoring_events (id, workspace_id, type, payload)
+     VALUES ($1, $2, 'ping', jsonb_build_object('id', $1::text, 'type', 'ping', 'created_at', now(),
+       'data', jsonb_build_object('endpoint_id', $3::text)))`,
+    [id, workspace, endpoint],
+  );
+  await pool.query('INSERT INTO webhook_deliveries (event_id, endpoint_id) VALUES ($1, $2)', [id, endpoint]);
+  return (await pool.query<StoredEvent>(`${EVENT_SELECT} WHERE m.id = $1`, [id])).rows[0]!;
+}

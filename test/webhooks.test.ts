@@ -1,0 +1,282 @@
+// Monitoring end to end (docs/webhooks.md): watches and saved searches, events written by the importer in
+// its transaction, signed deliveries to a real HTTP receiver on loopback, retries while it is down (same
+// ids, none lost), and the refusals of bad input.
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createWorkspace } from '../src/accounts/workspaces.js';
+import { ManualClock } from '../src/clock.js';
+import { isPrivateAddress, resolveTarget } from '../src/monitoring/address.js';
+import { backoffSeconds, deliverDue } from '../src/monitoring/delivery.js';
+import {
+  addSavedSearch,
+  addWatch,
+  createEndpoint,
+  listEvents,
+  Refusal,
+  replayEvent,
+  sendTestEvent,
+} from '../src/monitoring/store.js';
+import { importFiles } from '../src/registry/import/index.js';
+import { testDatabase, type TestDatabase } from './support/database.js';
+import { corporate, fileOf } from './support/records.js';
+
+interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver on loopback that can be stopped and started again on the same port. */
+class Receiver {
+  readonly got: Received[] = [];
+  private server = this.make();
+  port = 0;
+  private make(): http.Server {
+    return http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        this.got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      });
+    });
+  }
+  async start(): Promise<void> {
+    this.server = this.make();
+    await new Promise<void>((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+  events(): Array<{ id: string; type: string; data: Record<string, unknown> }> {
+    return this.got.map((r) => JSON.parse(r.body) as { id: string; type: string; data: Record<string, unknown> });
+  }
+}
+
+const SETTINGS = { allowPrivate: true, retrySeconds: 0.2 };
+const hmac = (secret: string, data: string): string => createHmac('sha256', secret).update(data).digest('hex');
+
+let db: TestDatabase;
+let dir: string;
+const receiver = new Receiver();
+
+before(async () => {
+  db = await testDatabase();
+  dir = await mkdtemp(path.join(tmpdir(), 'rl-webhooks-'));
+  await receiver.start();
+});
+after(async () => {
+  await receiver.stop();
+  await db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function daily(name: string, lines: Buffer[]): Promise<string> {
+  const file = path.join(dir, name);
+  await writeFile(file, fileOf(lines));
+  return file;
+}
+
+const eventCount = async (): Promise<number> =>
+  (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM monitoring_events')).rows[0]!.n;
+
+/** Delivers until nothing is pending (retries wait their backoff), or gives up after `ms`. */
+async function deliverAll(ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    await deliverDue(db.pool, SETTINGS, null);
+    const { rows } = await db.pool.query(`SELECT 1 FROM webhook_deliveries WHERE status = 'pending'`);
+    if (rows.length === 0) return;
+    if (Date.now() > end) assert.fail('deliveries still pending');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('monitoring', () => {
+  let workspace: string;
+  let secret: string;
+
+  it('delivers entity.updated, entity.created and saved_search.match, signed both ways', async () => {
+    await importFiles(db.pool, [
+      await daily('20261001c.txt', [
+        corporate({ doc: 'L26000000001', name: 'ACME WIDGETS LLC', city: 'MIAMI', fileDate: '09282026' }),
+        corporate({ doc: 'L26000000002', name: 'ORANGE GROVE LLC', city: 'TAMPA', fileDate: '09282026' }),
+      ]),
+    ]);
+    assert.equal(await eventCount(), 0, 'nothing watched: no events');
+    const clock = new ManualClock('2026-10-01T12:00:00Z');
+    workspace = (await createWorkspace(db.pool, { plan: 'growth' }, 'pepper', clock)).workspace.id;
+    await addWatch(db.pool, workspace, 'growth', 'L26000000001');
+    const search = await addSavedSearch(db.pool, workspace, 'growth', 'Orlando bakeries', {
+      name: 'bakery',
+      principal_city: 'ORLANDO',
+    });
+    const endpoint = await createEndpoint(
+      db.pool,
+      workspace,
+      'growth',
+      `http://127.0.0.1:${receiver.port}/hook`,
+      ['entity.created', 'entity.updated', 'saved_search.match'],
+      true,
+    );
+    secret = endpoint.secret!;
+
+    const file = await daily('20261002c.txt', [
+      corporate({ doc: 'L26000000001', name: 'ACME WIDGETS HOLDINGS LLC', city: 'MIAMI', fileDate: '09282026' }),
+      corporate({ doc: 'L26000000003', name: 'SUNRISE BAKERY LLC', city: 'ORLANDO', fileDate: '10012026' }),
+      corporate({ doc: 'L26000000004', name: 'SUNSET BAKERY LLC', city: 'MIAMI', fileDate: '10012026' }),
+    ]);
+    await importFiles(db.pool, [file]);
+    await deliverAll();
+    const got = receiver.events();
+    assert.deepEqual(got.map((e) => e.type).sort(), ['entity.created', 'entity.updated', 'saved_search.match']);
+    const updated = got.find((e) => e.type === 'entity.updated')!;
+    assert.equal(updated.data.document_number, 'L26000000001');
+    assert.deepEqual(updated.data.changes, [
+      { field: 'name', old: 'ACME WIDGETS LLC', new: 'ACME WIDGETS HOLDINGS LLC' },
+    ]);
+    const match = got.find((e) => e.type === 'saved_search.match')!;
+    assert.deepEqual(match.data, {
+      document_number: 'L26000000003',
+      saved_search: { id: search.id, name: 'Orlando bakeries' },
+    });
+    for (const r of receiver.got) {
+      assert.equal(r.headers['x-svc-signature'], hmac(secret, r.body));
+      const t = r.headers['x-svc-timestamp'] as string;
+      assert.equal(r.headers['x-svc-signature-v2'], `t=${t},v1=${hmac(secret, `${t}.${r.body}`)}`);
+      assert.ok(Math.abs(Number(t) - Date.now() / 1000) < 60);
+    }
+    // The same file again is refused by the importer: no event twice.
+    const before = await eventCount();
+    const again = await importFiles(db.pool, [file]);
+    assert.equal(again.files[0]!.status, 'already_imported');
+    assert.equal(await eventCount(), before);
+  });
+
+  it('keeps retrying while the receiver is down: every event arrives once up, under its first id', async () => {
+    receiver.got.length = 0;
+    await receiver.stop();
+    await importFiles(db.pool, [
+      await daily('20261003c.txt', [
+        corporate({ doc: 'L26000000001', name: 'ACME WIDGETS HOLDINGS LLC', city: 'TAMPA', fileDate: '09282026' }),
+        corporate({ doc: 'L26000000005', name: 'MOONLIGHT BAKERY INC', city: 'ORLANDO', fileDate: '10022026' }),
+      ]),
+    ]);
+    await deliverDue(db.pool, SETTINGS, null);
+    const { rows: failing } = await db.pool.query<{ attempts: number; status: string }>(
+      `SELECT attempts, status FROM webhook_deliveries WHERE status = 'pending'`,
+    );
+    assert.equal(failing.length, 3);
+    assert.ok(failing.every((d) => d.attempts >= 1));
+    const { rows: logged } = await db.pool.query(`SELECT 1 FROM webhook_attempts WHERE error IS NOT NULL`);
+    assert.ok(logged.length >= 3, 'failed attempts are logged');
+    await receiver.start();
+    await deliverAll();
+    const ids = receiver.events().map((e) => e.id);
+    const { rows: stored } = await db.pool.query<{ id: string }>(
+      `SELECT id FROM monitoring_events WHERE payload->>'file' = '20261003c.txt' ORDER BY id`,
+    );
+    assert.deepEqual(
+      [...new Set(ids)].sort(),
+      stored.map((r) => r.id),
+    );
+    const updated = receiver.events().find((e) => e.type === 'entity.updated')!;
+    assert.deepEqual(updated.data.changes, [{ field: 'principal_city', old: 'MIAMI', new: 'TAMPA' }]);
+
+    // A replay sends the same event again, under the same id.
+    receiver.got.length = 0;
+    await replayEvent(db.pool, workspace, updated.id);
+    await deliverAll();
+    assert.deepEqual(
+      receiver.events().map((e) => e.id),
+      [updated.id],
+    );
+    const page = await listEvents(db.pool, workspace, { limit: 10, offset: 0, types: ['entity.updated'] });
+    assert.equal(page.total, 2);
+  });
+
+  it('marks a delivery failed after 72 hours of failures, pauses its endpoint and mails the owner', async () => {
+    const clock = new ManualClock('2026-10-01T12:00:00Z');
+    const owned = (await createWorkspace(db.pool, { plan: 'growth' }, 'pepper', clock)).workspace.id;
+    await db.pool.query(
+      `INSERT INTO users (id, email, password_hash, created_at, password_changed_at)
+       VALUES ('usr_owner', 'owner@example.com', 'x', now(), now())`,
+    );
+    await db.pool.query(
+      `INSERT INTO workspace_members (workspace_id, user_id, role, created_at)
+       VALUES ($1, 'usr_owner', 'owner', now())`,
+      [owned],
+    );
+    // A port nothing listens on: every attempt fails.
+    const down = await createEndpoint(db.pool, owned, 'growth', 'http://127.0.0.1:9/hook', ['entity.updated'], true);
+    const ping = await sendTestEvent(db.pool, owned, down.id);
+    const mails: string[] = [];
+    const mailer = { send: async (m: { to: string; subject: string }) => void mails.push(`${m.to}: ${m.subject}`) };
+    await deliverDue(db.pool, SETTINGS, { ...mailer, close: () => {} });
+    const pending = await db.pool.query(`SELECT status FROM webhook_deliveries WHERE event_id = $1`, [ping.id]);
+    assert.equal(pending.rows[0].status, 'pending', 'a first failure is retried');
+    await db.pool.query(
+      `UPDATE webhook_deliveries SET created_at = now() - interval '73 hours', next_attempt_at = now()
+       WHERE event_id = $1`,
+      [ping.id],
+    );
+    await deliverDue(db.pool, SETTINGS, { ...mailer, close: () => {} });
+    const { rows } = await db.pool.query(
+      `SELECT d.status, p.paused_reason FROM webhook_deliveries d JOIN webhook_endpoints p ON p.id = d.endpoint_id
+       WHERE d.event_id = $1`,
+      [ping.id],
+    );
+    assert.deepEqual(rows, [{ status: 'failed', paused_reason: 'failing' }]);
+    assert.deepEqual(mails, ['owner@example.com: Webhook endpoint paused']);
+  });
+
+  it('refuses bad input and changes nothing', async () => {
+    const clock = new ManualClock('2026-10-01T12:00:00Z');
+    const pro = (await createWorkspace(db.pool, { plan: 'pro' }, 'pepper', clock)).workspace.id;
+    const dev = (await createWorkspace(db.pool, { plan: 'developer' }, 'pepper', clock)).workspace.id;
+    const refused = async (p: Promise<unknown>, kind: Refusal['kind'], field: string): Promise<void> => {
+      await assert.rejects(p, (err: unknown) => err instanceof Refusal && err.kind === kind && err.field === field);
+    };
+    await refused(addWatch(db.pool, pro, 'pro', 'L99999999999'), 'not_found', 'document_number');
+    await refused(addWatch(db.pool, dev, 'developer', 'L26000000001'), 'forbidden', 'plan');
+    const types = ['entity.updated'];
+    await refused(createEndpoint(db.pool, pro, 'pro', 'not a url', types, false), 'bad_request', 'url');
+    await refused(createEndpoint(db.pool, pro, 'pro', 'http://example.com/h', types, false), 'bad_request', 'url');
+    await refused(createEndpoint(db.pool, pro, 'pro', 'https://10.1.2.3/h', types, false), 'bad_request', 'url');
+    await refused(createEndpoint(db.pool, pro, 'pro', 'https://[::1]/h', types, false), 'bad_request', 'url');
+    await refused(createEndpoint(db.pool, pro, 'pro', 'https://localhost/h', types, false), 'bad_request', 'url');
+    await createEndpoint(db.pool, pro, 'pro', 'https://hooks.example.com/a', types, false);
+    await createEndpoint(db.pool, pro, 'pro', 'https://hooks.example.com/b', types, false);
+    await refused(
+      createEndpoint(db.pool, pro, 'pro', 'https://hooks.example.com/c', types, false),
+      'forbidden',
+      'webhook endpoints',
+    );
+    const { rows } = await db.pool.query('SELECT workspace_id FROM webhook_endpoints WHERE workspace_id = ANY($1)', [
+      [pro, dev],
+    ]);
+    assert.equal(rows.length, 2);
+    const { rows: watches } = await db.pool.query('SELECT 1 FROM watched_entities WHERE workspace_id = ANY($1)', [
+      [pro, dev],
+    ]);
+    assert.equal(watches.length, 0);
+  });
+
+  it('refuses private addresses a host resolves to, and backs off exponentially', async () => {
+    await assert.rejects(resolveTarget('https://localhost/hook', false), /private, loopback or link-local/);
+    for (const a of ['127.0.0.1', '10.0.0.8', '169.254.169.254', '192.168.1.1', '::1', 'fe80::1', '::ffff:10.0.0.1'])
+      assert.ok(isPrivateAddress(a), a);
+    for (const a of ['8.8.8.8', '2606:4700::1111']) assert.ok(!isPrivateAddress(a), a);
+    assert.deepEqual(
+      [1, 2, 3, 10, 20].map((n) => backoffSeconds(n, 30)),
+      [30, 60, 120, 15_360, 6 * 3600],
+    );
+  });
+});
