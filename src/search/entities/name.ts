@@ -39,7 +39,7 @@ export async function analyzeName(pool: pg.Pool | pg.PoolClient, name: string | 
  * Whether a query of RELAXED_MIN_WORDS words or more names no entity by all its words: then a word is
  * mistyped beyond its allowed edits, or added, and the query is read with every word but one.
  */
-async function noneHoldsAll(pool: pg.Pool, terms: readonly Term[]): Promise<boolean> {
+async function noneHoldsAll(pool: pg.Pool | pg.PoolClient, terms: readonly Term[]): Promise<boolean> {
   if (terms.length < RELAXED_MIN_WORDS) return false;
   if (terms.some((t) => t.expansions.length === 0)) return true;
   const sql = new Sql();
