@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { createWorkspace } from '../src/accounts/workspaces.js';
 import { ManualClock } from '../src/clock.js';
 import { isPrivateAddress, resolveTarget } from '../src/monitoring/address.js';
-import { backoffSeconds, deliverDue } from '../src/monitoring/delivery.js';
+import { backoffSeconds, deliverDue, purgeDeliveryLog } from '../src/monitoring/delivery.js';
 import {
   addSavedSearch,
   addWatch,
@@ -277,6 +277,30 @@ describe('monitoring', () => {
     assert.deepEqual(
       [1, 2, 3, 10, 20].map((n) => backoffSeconds(n, 30)),
       [30, 60, 120, 15_360, 6 * 3600],
+    );
+  });
+
+  it("purges the delivery job's runs older than 30 days, and no other job's", async () => {
+    const runs = (job: string, daysAgo: number) =>
+      db.pool.query(
+        `INSERT INTO job_runs (job, trigger, as_of, started_at, status)
+         VALUES ($1, 'schedule', now(), now() - make_interval(days => $2), 'succeeded')`,
+        [job, daysAgo],
+      );
+    await runs('webhook_delivery', 31);
+    await runs('webhook_delivery', 29);
+    await runs('refresh', 31);
+    const before = await db.pool.query<{ job: string; n: number }>(
+      `SELECT job, count(*)::int AS n FROM job_runs GROUP BY job ORDER BY job`,
+    );
+    const result = await purgeDeliveryLog(db.pool, new Date(), 'webhook_delivery');
+    assert.equal(result.job_runs_deleted, 1);
+    const after = await db.pool.query<{ job: string; n: number }>(
+      `SELECT job, count(*)::int AS n FROM job_runs GROUP BY job ORDER BY job`,
+    );
+    assert.deepEqual(
+      after.rows,
+      before.rows.map((r) => (r.job === 'webhook_delivery' ? { ...r, n: r.n - 1 } : r)),
     );
   });
 });

@@ -26,9 +26,9 @@ const webhookDeliveryJob: Job = {
 const webhookLogPurgeJob: Job = {
   name: 'webhook_log_purge',
   schedule: '45 0 * * *',
-  description: 'deletes webhook delivery attempts older than 30 days (daily, 00:45 UTC)',
+  description: "deletes webhook delivery attempts, and the delivery job's runs, older than 30 days (daily, 00:45 UTC)",
   async run({ pool, asOf }) {
-    return { deleted: await purgeDeliveryLog(pool, asOf) };
+    return await purgeDeliveryLog(pool, asOf, webhookDeliveryJob.name);
   },
 };
 
