@@ -96,6 +96,7 @@ export const ACCOUNT_SECTIONS = [
   ['/account/keys', 'API keys'],
   ['/account/billing', 'Billing'],
   ['/account/logs', 'Request log'],
+  ['/account/monitoring', 'Monitoring'],
   ['/account/playground', 'Playground'],
   ['/account/members', 'Members'],
   ['/account/settings', 'Settings'],
