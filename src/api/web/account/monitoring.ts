@@ -160,7 +160,7 @@ export async function monitoringRoutes(app: FastifyInstance, deps: WebDeps): Pro
           'No event yet: they appear as the daily imports change what you watch.',
         )}
         <p class="hint">
-          The latest ${MONITORING_EVENTS_SHOWN} of ${num(events.total)}. Replay one by id with POST
+          ${events.rows.length} of ${num(events.total)}, newest first. Replay one by id with POST
           /v1/webhooks/events/{id}/replay.
         </p>
       </div>`;
