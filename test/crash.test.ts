@@ -2,18 +2,17 @@
 // unserved is charged, nothing twice, and the dead instance's reservations are released at once (no
 // five-minute wait for the sweeper's age limit).
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sweepReservations } from '../src/accounts/gate.js';
 import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
 import { systemClock } from '../src/clock.js';
-import { projectRoot } from '../src/config/paths.js';
 import { loadFixture } from './support/fixture.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
+import { freePort, serverProcess } from './support/server-process.js';
 
 const PEPPER = 'crash-test-pepper';
 const CONNECTIONS = 16;
@@ -33,34 +32,15 @@ after(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-
 /** The server from source, as `registry serve` runs it, on the test database. */
-async function startServer(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/cli/main.ts'), 'serve'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      PORT: String(port),
-      API_KEY_PEPPER: PEPPER,
-      DATA_DIR: dataDir,
-      SCHEDULER: '0',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+const startServer = (port: number): Promise<ChildProcess> =>
+  serverProcess({
+    DATABASE_URL: db.url,
+    PORT: String(port),
+    API_KEY_PEPPER: PEPPER,
+    DATA_DIR: dataDir,
+    SCHEDULER: '0',
   });
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => (d.toString().includes('listening on') ? resolve() : undefined));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return child;
-}
 
 describe('a server killed mid-load', () => {
   it('charged only answers the client received, each once; its reservations released at once', async () => {

@@ -2,18 +2,18 @@
 // receiver, and an event received twice carries the same id and body both times (docs/webhooks.md,
 // "Delivery").
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createWorkspace } from '../src/accounts/workspaces.js';
 import { systemClock } from '../src/clock.js';
-import { projectRoot } from '../src/config/paths.js';
 import { createEndpoint, sendTestEvent } from '../src/monitoring/store.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
+import { freePort, serverProcess } from './support/server-process.js';
 
 const EVENTS = 120;
 /** The receiver answers this slowly, so that deliveries are in flight when the server dies. */
@@ -47,40 +47,21 @@ after(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-
 /** The server from source, as `registry serve` runs it, with its scheduler (and so the delivery job). */
-async function startServer(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/cli/main.ts'), 'serve'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      PORT: String(await freePort()),
-      API_KEY_PEPPER: 'crash',
-      DATA_DIR: dataDir,
-      SCHEDULER: '1',
-      WEBHOOKS_ALLOW_PRIVATE: '1',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+const startServer = async (): Promise<ChildProcess> =>
+  serverProcess({
+    DATABASE_URL: db.url,
+    PORT: String(await freePort()),
+    API_KEY_PEPPER: 'crash',
+    DATA_DIR: dataDir,
+    SCHEDULER: '1',
+    WEBHOOKS_ALLOW_PRIVATE: '1',
   });
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => (d.toString().includes('listening on') ? resolve() : undefined));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return child;
-}
 
 describe('a server killed during webhook deliveries', () => {
   it('delivers every event after the restart, a duplicate only under the same id', { timeout: 120_000 }, async () => {
     const { workspace } = await createWorkspace(db.pool, { plan: 'growth' }, 'crash', systemClock);
-    const { port } = receiver.address() as net.AddressInfo;
+    const { port } = receiver.address() as AddressInfo;
     const endpoint = await createEndpoint(
       db.pool,
       workspace.id,
