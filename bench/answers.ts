@@ -3,9 +3,7 @@
 // database: the tool that shows a refactoring changed no answer. Draw the mix from two databases
 // loaded from the same files (or run two builds on one), then compare the files with `diff`.
 // Request ids are left out of the answers; everything else is kept byte for byte.
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,6 +12,7 @@ import { systemClock } from '../src/clock.js';
 import { projectRoot } from '../src/config/paths.js';
 import { createPool } from '../src/db/pool.js';
 import { detailPaths, drawMix } from './mix.js';
+import { freePort, serverProcess } from '../test/support/server-process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -29,15 +28,6 @@ if (!args.database || !args.out) {
 }
 const PEPPER = 'bench-answers-pepper';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 const pool = createPool(args.database, 2);
 const { workspace, key } = await createWorkspace(pool, { plan: 'enterprise', name: 'answers' }, PEPPER, systemClock);
 await setPerMinute(pool, workspace.id, 10_000_000);
@@ -46,23 +36,17 @@ const mix = await drawMix(pool, seed, Number(args.queries));
 const paths = [...mix.map((m) => m.path), ...(await detailPaths(pool, seed, 100))];
 
 const port = await freePort();
-const child = spawn(process.execPath, [path.join(projectRoot, 'dist', 'cli', 'main.js'), 'serve'], {
-  env: {
-    ...process.env,
+const child = await serverProcess(
+  {
     DATABASE_URL: args.database,
     PORT: String(port),
     SCHEDULER: '0',
-    LOG_LEVEL: 'warn',
     API_KEY_PEPPER: PEPPER,
     DATA_DIR: path.join(os.tmpdir(), `answers-${process.pid}`),
   },
-  stdio: ['ignore', 'inherit', 'pipe'],
-});
+  { compiledIn: projectRoot, stdout: 'inherit' },
+);
 try {
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => (d.toString().includes('listening on') ? resolve() : undefined));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
   const lines: string[] = [];
   for (const p of paths) {
     const res = await fetch(`http://127.0.0.1:${port}/v1${p}`, { headers: { authorization: `Bearer ${key.key}` } });

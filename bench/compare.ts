@@ -3,8 +3,7 @@
 // both servers on the quick bench's database at once, each request sent to one then the other in
 // alternating order, one at a time: noise from the machine falls on both alike. Prints p50/p95/p99 of
 // each and their ratios. Needs `npm run bench -- --quick` to have loaded the database first.
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
@@ -14,6 +13,7 @@ import { startEmbedded } from '../src/db/embedded.js';
 import { createPool } from '../src/db/pool.js';
 import { drawMix } from './mix.js';
 import { ENTITY_NAME_KINDS, percentiles } from './report.js';
+import { freePort, serverProcess } from '../test/support/server-process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -25,32 +25,18 @@ const { values: args } = parseArgs({
 if (!args.other) throw new Error('--other DIR is required');
 const PEPPER = 'bench-compare-pepper';
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-
 async function serve(root: string, url: string): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'cli', 'main.js'), 'serve'], {
-    env: {
-      ...process.env,
+  const child = await serverProcess(
+    {
       DATABASE_URL: url,
       PORT: String(port),
       SCHEDULER: '0',
-      LOG_LEVEL: 'warn',
       API_KEY_PEPPER: PEPPER,
       DATA_DIR: path.join(root, 'bench', 'work', 'server'),
     },
-    stdio: ['ignore', 'inherit', 'pipe'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => (d.toString().includes('listening on') ? resolve() : undefined));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
+    { compiledIn: root, stdout: 'inherit' },
+  );
   return { base: `http://127.0.0.1:${port}`, child };
 }
 

@@ -7,7 +7,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,6 +32,7 @@ import {
   type Slow,
   type Timed,
 } from './report.js';
+import { freePort, serverProcess } from '../test/support/server-process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -54,15 +54,6 @@ const work = path.join(projectRoot, 'bench', 'work');
 /** Entity detail requests timed against the bare route. */
 const DETAIL_REQUESTS = 5000;
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The bench database: DATABASE_URL's server or an embedded one under bench/work; one database per size. */
 async function database(): Promise<{ url: string; stop: () => Promise<void> }> {
@@ -171,24 +162,16 @@ async function build(): Promise<void> {
 
 async function startServer(url: string): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(projectRoot, 'dist', 'cli', 'main.js'), 'serve'], {
-    env: {
-      ...process.env,
+  const child = await serverProcess(
+    {
       DATABASE_URL: url,
       PORT: String(port),
       SCHEDULER: '0',
-      LOG_LEVEL: 'warn',
       API_KEY_PEPPER: PEPPER,
       DATA_DIR: path.join(work, 'server'),
     },
-    stdio: ['ignore', 'inherit', 'pipe'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => {
-      if (d.toString().includes('listening on')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
+    { compiledIn: projectRoot, stdout: 'inherit' },
+  );
   return { base: `http://127.0.0.1:${port}`, child };
 }
 

@@ -1,4 +1,5 @@
-// The server from source in a process of its own, as `registry serve` runs it: for the tests that kill it.
+// The server in a process of its own, as `registry serve` runs it: for the tests that kill it and the benches that
+// load it (a server apart from the load generator's event loop).
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
@@ -12,11 +13,24 @@ export const freePort = (): Promise<number> =>
     });
   });
 
+export interface ServerProcessOptions {
+  /** Runs the compiled server of this checkout (its dist/cli/main.js) rather than this one's source through tsx. */
+  compiledIn?: string;
+  /** Where the server's standard output goes (its log lines at LOG_LEVEL). */
+  stdout?: 'ignore' | 'inherit';
+}
+
 /** Starts `registry serve` with `env` over this process's environment; resolves once it listens. */
-export async function serverProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/cli/main.ts'), 'serve'], {
+export async function serverProcess(
+  env: Record<string, string>,
+  opts: ServerProcessOptions = {},
+): Promise<ChildProcess> {
+  const entry = opts.compiledIn
+    ? [path.join(opts.compiledIn, 'dist', 'cli', 'main.js')]
+    : ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', 'main.ts')];
+  const child = spawn(process.execPath, [...entry, 'serve'], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', opts.stdout ?? 'ignore', 'pipe'],
   });
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on('data', (d: Buffer) => (d.toString().includes('listening on') ? resolve() : undefined));
