@@ -54,13 +54,17 @@ export function rowFilters(sql: Sql, q: EntitySearch, named: boolean, walked: Wa
   return where;
 }
 
-/** The match predicate's conditions: the name's (when it has one) first, then each filter's. */
+/**
+ * The match predicate's conditions: the name's (when it has one) first, then each filter's. `officers` is
+ * the table an officer name is looked up in: monitoring evaluates the predicate on copies of a few rows.
+ */
 export async function matchConditions(
   pool: pg.Pool | pg.PoolClient,
   sql: Sql,
   q: EntitySearch,
   name: NameMatch,
   walked: WalkedFilter | null,
+  officers = 'registry.officers',
 ): Promise<string[]> {
   const where: string[] = [];
   if (name.kind === 'empty') where.push('false');
@@ -95,7 +99,7 @@ export async function matchConditions(
   }
   if (q.officer_name !== undefined) {
     const terms = await expandWords(pool, 'officer_words', personKey(q.officer_name).words);
-    where.push(`e.id IN (SELECT o.entity_id FROM registry.officers o WHERE ${termsMatch(sql, 'o.name_words', terms)})`);
+    where.push(`e.id IN (SELECT o.entity_id FROM ${officers} o WHERE ${termsMatch(sql, 'o.name_words', terms)})`);
   }
   if (q.ra_name !== undefined) {
     const terms = await expandWords(pool, 'agent_words', agentWords(q.ra_name));
