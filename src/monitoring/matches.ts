@@ -2,11 +2,14 @@
 // (src/search/entities/filters.ts), compiled once per import and evaluated for every search in one
 // statement over a copy of the touched entities' rows, taken before and again after the change, so its
 // cost follows the file, not the dataset (docs/webhooks.md, "Events").
+import DataLoader from 'dataloader';
 import type pg from 'pg';
+import type { Dictionary } from '../registry/dictionaries.js';
 import { matchConditions } from '../search/entities/filters.js';
 import { analyzeName } from '../search/entities/name.js';
 import type { EntitySearch } from '../search/entities/query.js';
 import { Sql } from '../search/sql.js';
+import { expandWordLists, type Expand, type Term } from '../search/words/expansion.js';
 
 export interface SavedSearch {
   id: string;
@@ -35,6 +38,28 @@ export interface CompiledSearches {
 }
 
 /**
+ * Looks up the words of many searches in one statement a dictionary: lookups asked in the same tick are
+ * batched (DataLoader), so compiling S searches reads each dictionary once, not S times.
+ */
+function batchedExpand(client: pg.PoolClient): Expand {
+  const loader = new DataLoader<string, Term[]>(async (keys) => {
+    const asked = keys.map((k) => JSON.parse(k) as [Dictionary, string[]]);
+    const terms: Term[][] = [];
+    for (const dictionary of new Set(asked.map(([d]) => d))) {
+      const mine = asked.flatMap(([d, words], i) => (d === dictionary ? [{ i, words }] : []));
+      const found = await expandWordLists(
+        client,
+        dictionary,
+        mine.map((m) => m.words),
+      );
+      mine.forEach((m, k) => (terms[m.i] = found[k]!));
+    }
+    return terms;
+  });
+  return (dictionary, words) => loader.load(JSON.stringify([dictionary, words]));
+}
+
+/**
  * The saved searches' predicates, each distinct set of params compiled once. Compiled on the import's
  * connection once its change is applied: a name's word expansions come from the dictionaries, which the
  * import extends, and the same predicates then judge the rows before and after the change.
@@ -46,16 +71,20 @@ export async function compileSearches(client: pg.PoolClient, searches: SavedSear
     alike.set(key, [...(alike.get(key) ?? []), s]);
   }
   const groups = [...alike.values()];
+  const expand = batchedExpand(client);
   const batches: Batch[] = [];
   for (let i = 0; i < groups.length; i += SEARCHES_PER_STATEMENT) {
     const sql = new Sql();
     const batch: Batch = { searches: groups.slice(i, i + SEARCHES_PER_STATEMENT), conditions: [], params: sql.params };
-    for (const group of batch.searches) {
-      const q: EntitySearch = { ...group[0]!.params, limit: 1, offset: 0 };
-      const name = await analyzeName(client, q.name);
-      const where = await matchConditions(client, sql, q, name, null, TOUCHED_OFFICERS);
-      batch.conditions.push(where.join(' AND ') || 'true');
-    }
+    // All at once, so that their word lookups share statements; each condition names its own placeholders.
+    batch.conditions = await Promise.all(
+      batch.searches.map(async (group) => {
+        const q: EntitySearch = { ...group[0]!.params, limit: 1, offset: 0 };
+        const name = await analyzeName(client, q.name, expand);
+        const where = await matchConditions(client, sql, q, name, null, { officers: TOUCHED_OFFICERS, expand });
+        return where.join(' AND ') || 'true';
+      }),
+    );
     batches.push(batch);
   }
   return { all: searches, batches };

@@ -7,7 +7,7 @@ import { agentWords } from '../people.js';
 import type { Sql } from '../sql.js';
 import { statusLetters, type StatusValue } from '../status.js';
 import type { CountFilters } from '../totals/precomputed.js';
-import { expandWords, relaxedTermsMatch, termsMatch } from '../words/expansion.js';
+import { expandWords, relaxedTermsMatch, termsMatch, type Expand } from '../words/expansion.js';
 import { isNamed, type NameMatch } from './name.js';
 import type { EntitySearch } from './query.js';
 
@@ -54,17 +54,24 @@ export function rowFilters(sql: Sql, q: EntitySearch, named: boolean, walked: Wa
   return where;
 }
 
-/**
- * The match predicate's conditions: the name's (when it has one) first, then each filter's. `officers` is
- * the table an officer name is looked up in: monitoring evaluates the predicate on copies of a few rows.
- */
+/** Where matchConditions reads: monitoring judges copies of a few rows, its searches' words batched. */
+export interface ConditionSources {
+  /** The table an officer name is looked up in. */
+  officers?: string;
+  expand?: Expand;
+}
+
+/** The match predicate's conditions: the name's (when it has one) first, then each filter's. */
 export async function matchConditions(
   pool: pg.Pool | pg.PoolClient,
   sql: Sql,
   q: EntitySearch,
   name: NameMatch,
   walked: WalkedFilter | null,
-  officers = 'registry.officers',
+  {
+    officers = 'registry.officers',
+    expand = (dictionary, words) => expandWords(pool, dictionary, words),
+  }: ConditionSources = {},
 ): Promise<string[]> {
   const where: string[] = [];
   if (name.kind === 'empty') where.push('false');
@@ -98,11 +105,11 @@ export async function matchConditions(
     where.push(`e.document_number LIKE ${sql.p(q.doc_number_prefix.toUpperCase().replace(/[\\%_]/g, '\\$&'))} || '%'`);
   }
   if (q.officer_name !== undefined) {
-    const terms = await expandWords(pool, 'officer_words', personKey(q.officer_name).words);
+    const terms = await expand('officer_words', personKey(q.officer_name).words);
     where.push(`e.id IN (SELECT o.entity_id FROM ${officers} o WHERE ${termsMatch(sql, 'o.name_words', terms)})`);
   }
   if (q.ra_name !== undefined) {
-    const terms = await expandWords(pool, 'agent_words', agentWords(q.ra_name));
+    const terms = await expand('agent_words', agentWords(q.ra_name));
     where.push(termsMatch(sql, 'e.agent_words', terms));
   }
   return where;

@@ -6,7 +6,7 @@ import { isWeakWord, nameKey } from '../../registry/normalize.js';
 import { Sql } from '../sql.js';
 import { NO_TYPO_MAX_LENGTH, PREFIX_QUERY_MAX_LENGTH, RELAXED_MIN_WORDS } from '../thresholds.js';
 import { oneEditAway } from '../words/edits.js';
-import { carries, expandWords, termsMatch, type Term } from '../words/expansion.js';
+import { carries, expandWords, termsMatch, type Expand, type Term } from '../words/expansion.js';
 
 export type NameMatch =
   | { kind: 'none' }
@@ -25,13 +25,18 @@ export type Named = Extract<NameMatch, { kind: 'prefix' | 'words' }>;
 
 export const NO_NAME: NameMatch = { kind: 'none' };
 
-export async function analyzeName(pool: pg.Pool | pg.PoolClient, name: string | undefined): Promise<NameMatch> {
+/** `expand` looks the words up (by default, one statement for this name alone). */
+export async function analyzeName(
+  pool: pg.Pool | pg.PoolClient,
+  name: string | undefined,
+  expand: Expand = (dictionary, words) => expandWords(pool, dictionary, words),
+): Promise<NameMatch> {
   if (name === undefined) return { kind: 'none' };
   const key = nameKey(name);
   if (key.core === '') return { kind: 'empty' };
   // One or two characters: the start of the name, not a fuzzy word.
   if (key.core.length <= PREFIX_QUERY_MAX_LENGTH) return { kind: 'prefix', norm: key.norm, core: key.core };
-  const terms = await expandWords(pool, 'entity_words', words(key.words));
+  const terms = await expand('entity_words', words(key.words));
   return { kind: 'words', norm: key.norm, core: key.core, terms, relaxed: await noneHoldsAll(pool, terms) };
 }
 
