@@ -6,7 +6,7 @@
 // and with it. PostgreSQL at BENCH_ADMIN_URL (its maintenance database), by default the local one.
 //
 // `npx tsx bench/monitoring.ts --database URL [--watches W] [--searches S] FILE...`: imports the daily files
-// into a loaded database (the full-scale benchmark's), alternately without monitoring and with it.
+// into a loaded database (the full-scale benchmark's), a day's files without monitoring, the next day's with.
 //
 // "With" is W watched entities (the newest) and S saved searches, all different, of five shapes a customer
 // keeps. Every import reports monitoring's own time (the importer's `monitoring_ms`), so each file with
@@ -108,8 +108,9 @@ async function timeImport(pool: pg.Pool, file: string, on: boolean): Promise<Tim
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** The corporate files' figures (events files are printed, not summed: they are another kind of work). */
 function summary(timings: Timing[], entities: number): void {
-  const side = (s: Timing['side']) => timings.filter((t) => t.side === s);
+  const side = (s: Timing['side']) => timings.filter((t) => t.side === s && /^\d{8}c\.txt$/.test(t.file));
   const perRecord = (ts: Timing[]) => median(ts.map((t) => t.ms / t.records));
   const a = perRecord(side('without'));
   const b = perRecord(side('with'));
@@ -128,8 +129,11 @@ const entityCount = async (pool: pg.Pool): Promise<number> =>
 async function intoDatabase(url: string): Promise<void> {
   const pool = createPool(url, 4);
   try {
+    // A day's corporate and events files on the same side, days alternating.
+    const days = [...new Set(files.map((f) => path.basename(f).slice(0, 8)))];
     const timings: Timing[] = [];
-    for (const [i, file] of files.entries()) timings.push(await timeImport(pool, file, i % 2 === 1));
+    for (const file of files)
+      timings.push(await timeImport(pool, file, days.indexOf(path.basename(file).slice(0, 8)) % 2 === 1));
     await monitoring(pool, false);
     summary(timings, await entityCount(pool));
   } finally {
