@@ -7,7 +7,8 @@ import { agentWords } from '../people.js';
 import type { Sql } from '../sql.js';
 import { statusLetters, type StatusValue } from '../status.js';
 import type { CountFilters } from '../totals/precomputed.js';
-import { expandWords, relaxedTermsMatch, termsMatch, type Expand } from '../words/expansion.js';
+import { expandWords, termsMatch, type Expand } from '../words/expansion.js';
+import { wordsMatch } from '../words/relaxed.js';
 import { isNamed, type NameMatch } from './name.js';
 import type { EntitySearch } from './query.js';
 
@@ -83,7 +84,7 @@ export async function matchConditions(
   const cityWords = name.kind === 'words' && city !== null;
   if (name.kind === 'words') {
     // A relaxed name (docs/search.md, "What a query means"): every word but one.
-    const match = name.relaxed ? relaxedTermsMatch : termsMatch;
+    const match = wordsMatch(name.relaxed);
     where.push(
       city === null
         ? match(sql, 'e.name_words', name.terms)

@@ -1,0 +1,27 @@
+// The relaxed match (docs/search.md, "What a query means"): a query of RELAXED_MIN_WORDS words or more
+// whose words no row holds all of (one is mistyped beyond its edits, or added) matches the rows holding all
+// its words but one. Only then: a query some row matches in full never lists the rows that miss a word.
+import type pg from 'pg';
+import { Sql } from '../sql.js';
+import { RELAXED_MIN_WORDS } from '../thresholds.js';
+import { relaxedTermsMatch, termsMatch, type Term } from './expansion.js';
+
+/** Whether the terms call for the relaxed match: enough of them, and no row of `from` holds all in `column`. */
+export async function noneHoldsAll(
+  pool: pg.Pool | pg.PoolClient,
+  from: string,
+  column: string,
+  terms: readonly Term[],
+): Promise<boolean> {
+  if (terms.length < RELAXED_MIN_WORDS) return false;
+  if (terms.some((t) => t.expansions.length === 0)) return true;
+  const sql = new Sql();
+  const { rows } = await pool.query<{ found: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM ${from} WHERE ${termsMatch(sql, column, terms)}) AS found`,
+    sql.params,
+  );
+  return !rows[0]!.found;
+}
+
+/** The words' condition: every term, or when relaxed every term but one. */
+export const wordsMatch = (relaxed: boolean): typeof termsMatch => (relaxed ? relaxedTermsMatch : termsMatch);
