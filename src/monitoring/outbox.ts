@@ -100,18 +100,17 @@ async function writeEvents(client: pg.PoolClient, events: NewEvent[], file: stri
     return { id, ...e, payload: { id, type: e.type, file, data: e.data } };
   });
   await client.query(
-    `INSERT INTO monitoring_events (id, workspace_id, type, document_number, saved_search_id, payload, created_at)
-     SELECT r.id, r.workspace, r.type, r.document, r.search, r.payload || jsonb_build_object('created_at', now()), now()
-     FROM jsonb_to_recordset($1::jsonb) AS r(id text, workspace text, type text, document text, search text,
-                                             payload jsonb)`,
+    `WITH written AS (
+       INSERT INTO monitoring_events (id, workspace_id, type, document_number, saved_search_id, payload, created_at)
+       SELECT r.id, r.workspace, r.type, r.document, r.search, r.payload || jsonb_build_object('created_at', now()),
+              now()
+       FROM jsonb_to_recordset($1::jsonb) AS r(id text, workspace text, type text, document text, search text,
+                                               payload jsonb)
+       RETURNING id, workspace_id, type)
+     INSERT INTO webhook_deliveries (event_id, endpoint_id)
+     SELECT w.id, p.id FROM written w
+     JOIN webhook_endpoints p ON p.workspace_id = w.workspace_id AND w.type = ANY(p.event_types)`,
     [JSON.stringify(rows.map((r) => ({ ...r, search: r.searchId })))],
-  );
-  await client.query(
-    `INSERT INTO webhook_deliveries (event_id, endpoint_id)
-     SELECT m.id, p.id FROM monitoring_events m
-     JOIN webhook_endpoints p ON p.workspace_id = m.workspace_id AND m.type = ANY(p.event_types)
-     WHERE m.id = ANY($1::text[])`,
-    [rows.map((r) => r.id)],
   );
   return rows.length;
 }
