@@ -1,7 +1,7 @@
 // Which of the entities an import touched match a saved search: the entity search's own match predicate
-// (src/search/entities/filters.ts), compiled once per import and evaluated for every search in one
-// statement over a copy of the touched entities' rows, taken before and again after the change, so its
-// cost follows the file, not the dataset (docs/webhooks.md, "Events").
+// (src/search/entities/filters.ts), evaluated for every search in one pass over the touched entities'
+// rows, before and again after the change, so its cost follows the file, not the dataset
+// (docs/webhooks.md, "Events").
 import DataLoader from 'dataloader';
 import type pg from 'pg';
 import type { Dictionary } from '../registry/dictionaries.js';
@@ -18,11 +18,26 @@ export interface SavedSearch {
   params: Omit<EntitySearch, 'limit' | 'offset'>;
 }
 
-/** The copies of the touched entities' rows (registry.entities' and registry.officers' columns). */
-export const TOUCHED_ENTITIES = 'mon_entities';
+/**
+ * The touched entities' officers as they are now: an officer name is looked up among these few rows (a
+ * common surname's rows in the whole registry would cost a second and more each).
+ */
 export const TOUCHED_OFFICERS = 'mon_officers';
 
-/** Predicates in one statement: bounds its parameters (a few a search) and the expression's size. */
+/** Copies the officers of the entities in `touched` (a table of `document_number`s) into TOUCHED_OFFICERS. */
+export async function copyTouchedOfficers(client: pg.PoolClient, touched: string): Promise<void> {
+  await client.query(
+    `CREATE TEMP TABLE IF NOT EXISTS ${TOUCHED_OFFICERS} ON COMMIT DROP
+     AS SELECT * FROM registry.officers WITH NO DATA`,
+  );
+  await client.query(`TRUNCATE ${TOUCHED_OFFICERS}`);
+  await client.query(
+    `INSERT INTO ${TOUCHED_OFFICERS} SELECT o.* FROM registry.officers o
+     WHERE o.document_number IN (SELECT document_number FROM ${touched})`,
+  );
+}
+
+/** Predicates in one statement: bounds its parameters (a few a search) and the statement's size. */
 const SEARCHES_PER_STATEMENT = 200;
 
 /** One statement's predicates: `conditions[i]` is shared by every search of `searches[i]` (equal params). */
@@ -60,9 +75,8 @@ function batchedExpand(client: pg.PoolClient): Expand {
 }
 
 /**
- * The saved searches' predicates, each distinct set of params compiled once. Compiled on the import's
- * connection once its change is applied: a name's word expansions come from the dictionaries, which the
- * import extends, and the same predicates then judge the rows before and after the change.
+ * The saved searches' predicates, each distinct set of params compiled once, on the import's connection:
+ * compiled again once the change is applied, a name's word expansions include the words the file brings.
  */
 export async function compileSearches(client: pg.PoolClient, searches: SavedSearch[]): Promise<CompiledSearches> {
   const alike = new Map<string, SavedSearch[]>();
@@ -90,19 +104,23 @@ export async function compileSearches(client: pg.PoolClient, searches: SavedSear
   return { all: searches, batches };
 }
 
-/** `search id -> document numbers` among the rows now in TOUCHED_ENTITIES that match it. */
+/**
+ * `search id -> document numbers` among the entities in `touched` that match it now, read on the import's
+ * connection (its own uncommitted rows): every predicate in one pass over those rows.
+ */
 export async function matchesOfTouched(
   client: pg.PoolClient,
   compiled: CompiledSearches,
+  touched: string,
 ): Promise<Map<string, Set<string>>> {
   const found = new Map(compiled.all.map((s) => [s.id, new Set<string>()]));
   for (const batch of compiled.batches) {
     // Only the rows matching something, each with the positions (from 1) of the predicates it meets.
+    const predicates = batch.conditions.map((c) => `coalesce(${c}, false)`).join(', ');
     const { rows } = await client.query<{ document_number: string; hits: number[] }>(
       `SELECT document_number, hits FROM (
-         SELECT e.document_number,
-                array_positions(ARRAY[${batch.conditions.map((c) => `coalesce(${c}, false)`).join(', ')}], true) AS hits
-         FROM ${TOUCHED_ENTITIES} e) m
+         SELECT e.document_number, array_positions(ARRAY[${predicates}], true) AS hits
+         FROM registry.entities e WHERE e.document_number IN (SELECT document_number FROM ${touched})) m
        WHERE cardinality(hits) > 0`,
       batch.params,
     );

@@ -3,7 +3,7 @@
 // events of watched entities. Only the entities the file touched are compared, and only when some
 // workspace watches or saves a search: an import nobody monitors reads two empty tables more.
 import type pg from 'pg';
-import { compileSearches, matchesOfTouched, TOUCHED_ENTITIES, TOUCHED_OFFICERS, type SavedSearch } from './matches.js';
+import { compileSearches, copyTouchedOfficers, matchesOfTouched, type SavedSearch } from './matches.js';
 import { eventId, type EventType } from './events.js';
 
 /** The record fields an `entity.updated` reports (officers are compared as one list). */
@@ -53,31 +53,15 @@ interface NewEvent {
 
 const TOUCHED = 'mon_touched';
 
-/** Copies the touched entities' rows and officers, as they are now, into the tables matches.ts reads. */
-async function copyTouchedRows(client: pg.PoolClient): Promise<void> {
-  for (const [copy, table] of [
-    [TOUCHED_ENTITIES, 'registry.entities'],
-    [TOUCHED_OFFICERS, 'registry.officers'],
-  ] as const) {
-    await client.query(`CREATE TEMP TABLE IF NOT EXISTS ${copy} ON COMMIT DROP AS SELECT * FROM ${table} WITH NO DATA`);
-    await client.query(`TRUNCATE ${copy}`);
-    await client.query(
-      `INSERT INTO ${copy} SELECT t.* FROM ${table} t
-       WHERE t.document_number IN (SELECT document_number FROM ${TOUCHED})`,
-    );
-  }
-}
-
-/** The watched entities' records among the copied rows, as JSON, with their officers in slot order. */
+/** The watched entities' records among the touched ones, as JSON, with their officers in slot order. */
 async function watchedRecords(client: pg.PoolClient): Promise<Map<string, Record_>> {
   const { rows } = await client.query<{ document_number: string; rec: Record_ }>(`
     SELECT e.document_number, to_jsonb(r) AS rec
-    FROM ${TOUCHED_ENTITIES} e
-    LEFT JOIN (SELECT document_number,
-                      jsonb_agg(jsonb_build_object('title', title, 'name', name) ORDER BY slot) AS list
-               FROM ${TOUCHED_OFFICERS} GROUP BY document_number) o ON o.document_number = e.document_number
+    FROM registry.entities e
     CROSS JOIN LATERAL (
-      SELECT ${WATCHED_FIELDS.map((f) => `e.${f}`).join(', ')}, coalesce(o.list, '[]') AS officers
+      SELECT ${WATCHED_FIELDS.map((f) => `e.${f}`).join(', ')},
+        coalesce((SELECT jsonb_agg(jsonb_build_object('title', o.title, 'name', o.name) ORDER BY o.slot)
+                  FROM registry.officers o WHERE o.document_number = e.document_number), '[]') AS officers
     ) r
     WHERE e.document_number IN (SELECT document_number FROM ${TOUCHED} WHERE watched)`);
   return new Map(rows.map((r) => [r.document_number, r.rec]));
@@ -121,7 +105,7 @@ export interface CorporateWatch {
 }
 
 /**
- * Copies the rows the change set in `chg_entities` is about to change, or returns null when no workspace
+ * Reads what the change set in `chg_entities` is about to change, or returns null when no workspace
  * monitors anything. Call before applying the set, in its transaction.
  */
 export async function beforeCorporateChanges(client: pg.PoolClient): Promise<CorporateWatch | null> {
@@ -136,15 +120,15 @@ export async function beforeCorporateChanges(client: pg.PoolClient): Promise<Cor
            EXISTS (SELECT 1 FROM watched_entities w WHERE w.document_number = c.document_number) AS watched,
            NOT EXISTS (SELECT 1 FROM registry.entities e WHERE e.document_number = c.document_number) AS created
     FROM (SELECT DISTINCT document_number FROM chg_entities) c`);
-  await copyTouchedRows(client);
   const before = await watchedRecords(client);
+  await copyTouchedOfficers(client, TOUCHED);
+  const matchedBefore = await matchesOfTouched(client, await compileSearches(client, searches), TOUCHED);
   return {
     async after(c, file) {
-      const compiled = await compileSearches(c, searches);
-      const matchedBefore = await matchesOfTouched(c, compiled);
-      await copyTouchedRows(c);
       const after = await watchedRecords(c);
-      const matchedAfter = await matchesOfTouched(c, compiled);
+      await copyTouchedOfficers(c, TOUCHED);
+      const compiled = await compileSearches(c, searches);
+      const matchedAfter = await matchesOfTouched(c, compiled, TOUCHED);
       const events: NewEvent[] = [];
       const { rows: watchers } = await c.query<{ workspace_id: string; document_number: string }>(
         `SELECT w.workspace_id, w.document_number FROM watched_entities w
