@@ -135,8 +135,10 @@ describe('quarterly snapshots and monitoring', () => {
       lines.map((l) => l.replace(/ in [\d.]+ s$/, '')),
       [
         'cordata.zip: monitoring diff: 3 differ',
+        'cordata.zip: monitoring read before the swap',
         'cordata.zip: monitoring events: 3 written',
         'corevent.zip: monitoring diff: 1 differ',
+        'corevent.zip: monitoring read before the swap',
         'corevent.zip: monitoring events: 1 written',
       ],
     );
@@ -174,8 +176,10 @@ describe('quarterly snapshots and monitoring', () => {
       ),
       [
         'cordata.zip: monitoring diff: 0 differ',
+        'cordata.zip: monitoring read before the swap',
         'cordata.zip: monitoring events: 0 written',
         'corevent.zip: monitoring diff: 0 differ',
+        'corevent.zip: monitoring read before the swap',
         'corevent.zip: monitoring events: 0 written',
       ],
     );

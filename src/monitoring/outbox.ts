@@ -1,7 +1,8 @@
 // The events of one import, written in its transaction (the outbox, docs/webhooks.md "Events"): what a
 // watched entity's record changed, which touched entities newly match a saved search, and new filing
-// events of watched entities. Only the entities the file touched are compared, and only when some
-// workspace watches or saves a search: an import nobody monitors reads two empty tables more.
+// events of watched entities. Only the entities the file touched are compared (a snapshot's: those it
+// changes, snapshot.ts), and only when some workspace watches or saves a search: an import nobody
+// monitors reads two empty tables more.
 import type pg from 'pg';
 import { compileSearches, currentMatches, type SavedSearch } from './matches.js';
 import { eventId, type EventType } from './events.js';

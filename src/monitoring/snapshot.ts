@@ -13,11 +13,12 @@ import {
 
 /** A snapshot's monitoring: read before the swap, written after it, both in the swap's transaction. */
 export interface SnapshotWatch {
-  /** Entities new or changed (corporate), or new filing events of watched entities (events). */
-  differing: number;
   /** Writes the events once the staged tables are live; returns how many. */
   after(client: pg.PoolClient, file: string): Promise<number>;
 }
+
+/** Logs a step of the load with its time; told what the comparison found. */
+type Step = (what: string) => void;
 
 const isEmpty = async (client: pg.PoolClient, table: string): Promise<boolean> =>
   (await client.query(`SELECT 1 FROM ${table} LIMIT 1`)).rowCount === 0;
@@ -47,18 +48,26 @@ function differingDocuments(next: string): string {
  * their watched records and saved-search matches are read on the live tables. An entity absent from the
  * snapshot is left out: it reports nothing, and its watch stays.
  */
-export async function watchCorporateSnapshot(client: pg.PoolClient, next: string): Promise<SnapshotWatch | null> {
+export async function watchCorporateSnapshot(
+  client: pg.PoolClient,
+  next: string,
+  step: Step,
+): Promise<SnapshotWatch | null> {
   const searches = await monitoredSearches(client);
   if (!searches || (await isEmpty(client, 'registry.entities'))) return null;
-  const differing = await createTouched(client, differingDocuments(next));
-  const watch = await readBefore(client, searches);
-  return { differing, after: (c, file) => watch.after(c, file) };
+  step(`monitoring diff: ${await createTouched(client, differingDocuments(next))} differ`);
+  return readBefore(client, searches);
 }
 
 /** Before an events snapshot's swap: the filing events of watched entities it adds to the live table. */
-export async function watchEventSnapshot(client: pg.PoolClient, next: string): Promise<SnapshotWatch | null> {
+export async function watchEventSnapshot(
+  client: pg.PoolClient,
+  next: string,
+  step: Step,
+): Promise<SnapshotWatch | null> {
   const { rowCount } = await client.query('SELECT 1 FROM watched_entities LIMIT 1');
   if (rowCount === 0 || (await isEmpty(client, 'registry.events'))) return null;
   const events = await newFilingEvents(client, `SELECT * FROM ${next}.events`);
-  return { differing: events.length, after: (c, file) => writeEvents(c, events, file) };
+  step(`monitoring diff: ${events.length} differ`);
+  return { after: (c, file) => writeEvents(c, events, file) };
 }

@@ -48,8 +48,8 @@ interface Unit {
   dedupe(client: pg.PoolClient): Promise<void>;
   /** Applies live rows newer than the snapshot to the staged tables. */
   carryOver(client: pg.PoolClient, snapshotDate: string): Promise<number>;
-  /** Monitoring's comparison of the staged tables with the live ones, or null when none is made. */
-  watch(client: pg.PoolClient): Promise<SnapshotWatch | null>;
+  /** Monitoring's comparison of the staged tables with the live ones (logged as a step), or null when none is made. */
+  watch(client: pg.PoolClient, step: (what: string) => void): Promise<SnapshotWatch | null>;
 }
 
 const corporateUnit: Unit = {
@@ -100,7 +100,7 @@ const corporateUnit: Unit = {
     const counts = await applyCorporateChanges(client, NEXT);
     return counts.loaded + counts.updated;
   },
-  watch: (client) => watchCorporateSnapshot(client, NEXT),
+  watch: (client, step) => watchCorporateSnapshot(client, NEXT, step),
 };
 
 const eventUnit: Unit = {
@@ -130,7 +130,7 @@ const eventUnit: Unit = {
     const counts = await applyEventChanges(client, NEXT);
     return counts.loaded + counts.updated;
   },
-  watch: (client) => watchEventSnapshot(client, NEXT),
+  watch: (client, step) => watchEventSnapshot(client, NEXT, step),
 };
 
 /** The staged copy of a live table, with its storage options (fillfactor) before any row is written. */
@@ -396,8 +396,8 @@ export async function loadSnapshot(
       // Monitoring's events are written with the swap they report, in its transaction (docs/webhooks.md):
       // compared before the swap (readers keep the live tables meanwhile), written after it.
       stepStarted = Date.now();
-      const watch = await unit.watch(client);
-      if (watch) step(`monitoring diff: ${watch.differing} differ`);
+      const watch = await unit.watch(client, step);
+      if (watch) step('monitoring read before the swap');
       await client.query("SET LOCAL lock_timeout = '60s'");
       await client.query('CREATE SCHEMA registry_retired');
       for (const t of tables) {
