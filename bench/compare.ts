@@ -1,8 +1,9 @@
-// `npx tsx bench/compare.ts --other DIR [--rounds R] [--queries K]`
+// `npx tsx bench/compare.ts --other DIR [--rounds R] [--queries K] [--database URL]`
 // The entity-name mix's latency, this build against another build (DIR: a worktree with its own dist/),
-// both servers on the quick bench's database at once, each request sent to one then the other in
-// alternating order, one at a time: noise from the machine falls on both alike. Prints p50/p95/p99 of
-// each and their ratios. Needs `npm run bench -- --quick` to have loaded the database first.
+// both servers on one database at once, each request sent to one then the other in alternating order,
+// one at a time: noise from the machine falls on both alike. Prints p50/p95/p99 of each and their
+// ratios. The database: URL's (loaded by `registry import`), else the quick bench's (`npm run bench --
+// --quick` loads it).
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +21,7 @@ const { values: args } = parseArgs({
     other: { type: 'string' },
     rounds: { type: 'string', default: '3' },
     queries: { type: 'string', default: '40' },
+    database: { type: 'string' },
   },
 });
 if (!args.other) throw new Error('--other DIR is required');
@@ -40,9 +42,9 @@ async function serve(root: string, url: string): Promise<{ base: string; child: 
   return { base: `http://127.0.0.1:${port}`, child };
 }
 
-const server = await startEmbedded(path.join(projectRoot, 'bench', 'work'), { name: 'pg' });
-const url = new URL(server.adminUrl);
-url.pathname = '/bench_100000';
+const server = args.database ? null : await startEmbedded(path.join(projectRoot, 'bench', 'work'), { name: 'pg' });
+const url = new URL(args.database ?? server!.adminUrl);
+if (!args.database) url.pathname = '/bench_100000';
 const pool = createPool(url.toString(), 2);
 const { workspace, key } = await createWorkspace(pool, { plan: 'enterprise', name: 'compare' }, PEPPER, systemClock);
 await setPerMinute(pool, workspace.id, 10_000_000);
@@ -92,5 +94,5 @@ try {
   theirs.child.kill('SIGTERM');
   await both;
   await pool.end();
-  await server.stop();
+  await server?.stop();
 }

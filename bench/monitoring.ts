@@ -1,11 +1,20 @@
-// `npx tsx bench/monitoring.ts [--entities N] [--watches W] [--searches S] [--rounds R] [--quarterly]`: what
-// monitoring adds to a daily file's import (docs/webhooks.md, docs/benchmarks.md). Generates N entities and their daily
-// files, imports the snapshot and all daily files but the last into one database, copies it (CREATE DATABASE
-// ... TEMPLATE) and imports that last file into each copy: half without monitoring, half with W watched
-// entities (among those the file touches and not) and S saved searches. Copies alternate, so the two sides
-// share the machine's state. Prints the median of each side. With --quarterly, the file imported into each
-// copy is the next quarter's snapshot (bench/quarter.ts: the first with a quarter of daily files applied),
-// onto the first snapshot alone; half the watches are among the entities the quarter changed.
+// What monitoring adds to a daily file's import (docs/webhooks.md, docs/benchmarks.md). Two ways:
+//
+// `npx tsx bench/monitoring.ts [--entities N] [--watches W] [--searches S] [--rounds R]`: generates N
+// entities and three days of daily files, imports all but the last file into one database, copies it
+// (CREATE DATABASE ... TEMPLATE) and imports that last file into each copy, alternately without monitoring
+// and with it. PostgreSQL at BENCH_ADMIN_URL (its maintenance database), by default the local one.
+//
+// `npx tsx bench/monitoring.ts --database URL [--watches W] [--searches S] FILE...`: imports the daily files
+// into a loaded database (the full-scale benchmark's), a day's files without monitoring, the next day's with.
+//
+// `npx tsx bench/monitoring.ts --quarterly [--entities N] ...`: as the first, but with a quarter of daily
+// files, and what each copy imports is the next quarter's snapshot (bench/quarter.ts: the first with those
+// files applied) onto the first snapshot alone; half the watches are among the entities the quarter changed.
+//
+// "With" is W watched entities (the newest) and S saved searches, all different, of five shapes a customer
+// keeps. Every import reports monitoring's own time (the importer's `monitoring_ms`), so each file with
+// monitoring also says its share of that file.
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,123 +28,181 @@ import { generateDataset } from '../src/registry/generator/index.js';
 import { importFiles } from '../src/registry/import/index.js';
 import { nextQuarter } from './quarter.js';
 
-const { values: args } = parseArgs({
+const { values: args, positionals: files } = parseArgs({
   options: {
     entities: { type: 'string', default: '100000' },
     watches: { type: 'string', default: '1000' },
     searches: { type: 'string', default: '100' },
     rounds: { type: 'string', default: '3' },
+    database: { type: 'string' },
     quarterly: { type: 'boolean', default: false },
   },
+  allowPositionals: true,
 });
-const entities = Number(args.entities);
 const watches = Number(args.watches);
 const searches = Number(args.searches);
-const rounds = Number(args.rounds);
-/** The databases it creates (and drops) are named after this. */
+/** The databases the copying mode creates (and drops) are named after this. */
 const BASE = 'webhooks_bench';
 /** Workdays of daily files in a quarter, between one snapshot and the next (--quarterly). */
 const QUARTER_WORKDAYS = 63;
+/** The document numbers the quarter changed (--quarterly), half the watches' first. */
+let changed: string[] = [];
 
-/** Saved searches of the kinds a customer keeps: a name, a city and type, an agent, an officer. */
-const SEARCH_SHAPES = [
-  (i: number) => ({ name: ['holdings', 'consulting', 'properties', 'group', 'services'][i % 5]! }),
-  (i: number) => ({ principal_city: ['MIAMI', 'ORLANDO', 'TAMPA', 'JACKSONVILLE'][i % 4]!, entity_type: ['FLAL'] }),
-  (i: number) => ({ status: ['active'], filed_after: `2026-0${(i % 9) + 1}-01` }),
-  (i: number) => ({ ra_name: ['registered agents', 'corporation service'][i % 2]! }),
-  (i: number) => ({ officer_name: ['smith', 'garcia', 'johnson'][i % 3]! }),
-];
+const WORDS = ['holdings', 'consulting', 'properties', 'group', 'services', 'investments', 'capital', 'solutions'];
+const CITIES = ['MIAMI', 'ORLANDO', 'TAMPA', 'JACKSONVILLE', 'HIALEAH', 'NAPLES', 'SARASOTA', 'GAINESVILLE'];
+const SURNAMES = ['smith', 'garcia', 'johnson', 'rodriguez', 'martinez', 'hernandez', 'lopez', 'williams'];
+const AGENTS = ['registered agents', 'corporation service', 'northwest registered', 'incorp services'];
 
-async function main(): Promise<void> {
+/** The i-th saved search: a name with a date, a city and type, a status and date, an agent, an officer. */
+function savedSearch(i: number): Record<string, unknown> {
+  const k = Math.floor(i / 5);
+  const since = `${2000 + (k % 25)}-0${(k % 9) + 1}-01`;
+  switch (i % 5) {
+    case 0:
+      return { name: WORDS[k % WORDS.length], filed_after: since };
+    case 1:
+      return { principal_city: CITIES[k % CITIES.length], entity_type: [k % 2 ? 'FLAL' : 'DOMP'], filed_after: since };
+    case 2:
+      return { status: ['active'], filed_after: since };
+    case 3:
+      return { ra_name: AGENTS[k % AGENTS.length], filed_after: since };
+    default:
+      return { officer_name: SURNAMES[k % SURNAMES.length], filed_after: since };
+  }
+}
+
+/** Turns monitoring on (a workspace's watches and saved searches) or off (none) in a database. */
+async function monitoring(pool: pg.Pool, on: boolean): Promise<void> {
+  await pool.query('DELETE FROM watched_entities');
+  await pool.query('DELETE FROM saved_searches');
+  if (!on) return;
+  const { workspace } = await createWorkspace(pool, { plan: 'enterprise' }, 'bench', systemClock);
+  await pool.query(
+    `INSERT INTO watched_entities (workspace_id, document_number)
+     SELECT $1, document_number FROM registry.entities WHERE document_number = ANY($3::text[])
+     UNION
+     (SELECT $1, document_number FROM registry.entities ORDER BY id DESC LIMIT $2 - cardinality($3::text[]))`,
+    [workspace.id, watches, changed.slice(0, watches / 2)],
+  );
+  for (let i = 0; i < searches; i++) {
+    await pool.query(`INSERT INTO saved_searches (id, workspace_id, name, params) VALUES ($1, $2, $3, $4)`, [
+      `ss_${i}`,
+      workspace.id,
+      `search ${i}`,
+      JSON.stringify(savedSearch(i)),
+    ]);
+  }
+}
+
+interface Timing {
+  side: 'without' | 'with';
+  file: string;
+  records: number;
+  ms: number;
+  monitoringMs: number;
+}
+
+/** Imports one file with monitoring on or off and prints its figures (and a snapshot's monitoring steps). */
+async function timeImport(pool: pg.Pool, file: string, on: boolean): Promise<Timing> {
+  await monitoring(pool, on);
+  const steps: string[] = [];
+  const f = (await importFiles(pool, [file], { log: (l) => steps.push(l) })).files[0]!;
+  const t: Timing = {
+    side: on ? 'with' : 'without',
+    file: path.basename(file),
+    records: f.records_read,
+    ms: f.elapsed_ms,
+    monitoringMs: f.monitoring_ms,
+  };
+  const share = on ? ` (monitoring ${t.monitoringMs} ms, ${((t.monitoringMs / t.ms) * 100).toFixed(1)}%)` : '';
+  console.log(`${t.side} monitoring: ${t.file}, ${t.records} records, ${t.ms} ms, ${f.events_written} events${share}`);
+  for (const l of steps) if (l.includes(': monitoring ')) console.log(`  ${l}`);
+  return t;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** The corporate files' figures (events files are printed, not summed: they are another kind of work). */
+function summary(timings: Timing[], entities: number): void {
+  const side = (s: Timing['side']) =>
+    timings.filter((t) => t.side === s && /^(\d{8}c\.txt|cordata\.zip)$/.test(t.file));
+  const perRecord = (ts: Timing[]) => median(ts.map((t) => t.ms / t.records));
+  const a = perRecord(side('without'));
+  const b = perRecord(side('with'));
+  const own = median(side('with').map((t) => t.monitoringMs / t.ms));
+  console.log(
+    `${entities} entities, ${watches} watches, ${searches} saved searches: median ${a.toFixed(3)} ms a record ` +
+      `without, ${b.toFixed(3)} with (${(((b - a) / a) * 100).toFixed(1)}%); monitoring's own time, median ` +
+      `${(own * 100).toFixed(1)}% of a file with it; ${os.cpus().length} cores, ${os.cpus()[0]?.model}`,
+  );
+}
+
+const entityCount = async (pool: pg.Pool): Promise<number> =>
+  (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM registry.entities')).rows[0]!.n;
+
+/** The daily files into a loaded database, alternately without and with monitoring. */
+async function intoDatabase(url: string): Promise<void> {
+  const pool = createPool(url, 4);
+  try {
+    // A day's corporate and events files on the same side, days alternating.
+    const days = [...new Set(files.map((f) => path.basename(f).slice(0, 8)))];
+    const timings: Timing[] = [];
+    for (const file of files)
+      timings.push(await timeImport(pool, file, days.indexOf(path.basename(file).slice(0, 8)) % 2 === 1));
+    await monitoring(pool, false);
+    summary(timings, await entityCount(pool));
+  } finally {
+    await pool.end();
+  }
+}
+
+/** The last daily file into copies of one database, alternately without and with monitoring. */
+async function intoCopies(): Promise<void> {
   const work = await mkdtemp(path.join(os.tmpdir(), 'rl-bench-monitoring-'));
-  // A PostgreSQL server: BENCH_ADMIN_URL (its maintenance database), by default the local one.
   const adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const urlOf = (db: string): string => adminUrl.replace(/\/[^/]*$/, `/${db}`);
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
   try {
-    const files = path.join(work, 'files');
+    const dir = path.join(work, 'files');
     const days = args.quarterly ? QUARTER_WORKDAYS : 3;
-    await generateDataset({ entities, outDir: files, seed: 7, days, endDate: '2026-10-09' });
-    const all = (await readdir(files)).sort();
-    const dailies = all.filter((f) => /^\d{8}c\.txt$/.test(f));
-    const last = dailies.at(-1)!;
-    // The files imported into the base, those measured, and the document numbers watched first.
-    let baseFiles = all.filter((f) => f !== last).map((f) => path.join(files, f));
-    let measured = [path.join(files, last)];
-    let changed: string[] = [];
+    await generateDataset({ entities: Number(args.entities), outDir: dir, seed: 7, days, endDate: '2026-10-09' });
+    const all = (await readdir(dir)).sort();
+    const last = all.filter((f) => /^\d{8}c\.txt$/.test(f)).at(-1)!;
+    // What the base database holds, and the files each copy imports.
+    let baseFiles = all.filter((f) => f !== last).map((f) => path.join(dir, f));
+    let measured = [path.join(dir, last)];
     if (args.quarterly) {
       const next = path.join(work, 'next');
       await mkdir(next);
-      const daily = all.filter((f) => /^\d{8}ce?\.txt$/.test(f)).map((f) => path.join(files, f));
+      const daily = all.filter((f) => /^\d{8}ce?\.txt$/.test(f)).map((f) => path.join(dir, f));
       const date = `${last.slice(0, 4)}-${last.slice(4, 6)}-${last.slice(6, 8)}`;
+      baseFiles = [path.join(dir, 'cordata.zip'), path.join(dir, 'corevent.zip')];
       measured = [path.join(next, 'cordata.zip'), path.join(next, 'corevent.zip')];
-      const docs = await nextQuarter(path.join(files, 'cordata.zip'), daily, 'cordata0.txt', measured[0]!, date);
-      await nextQuarter(path.join(files, 'corevent.zip'), daily, 'corevent0.txt', measured[1]!, date);
-      baseFiles = [path.join(files, 'cordata.zip'), path.join(files, 'corevent.zip')];
-      changed = [...docs].slice(0, watches / 2);
+      changed = [...(await nextQuarter(baseFiles[0]!, daily, 'cordata0.txt', measured[0]!, date))];
+      await nextQuarter(baseFiles[1]!, daily, 'corevent0.txt', measured[1]!, date);
     }
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
     await admin.query(`CREATE DATABASE ${BASE} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
     const base = createPool(urlOf(BASE), 4);
     await prepareDatabase(base);
     await importFiles(base, baseFiles);
-    const { rows: loaded } = await base.query<{ n: number }>('SELECT count(*)::int AS n FROM registry.entities');
+    const entities = await entityCount(base);
     await base.end();
-
-    const timings: Record<'without' | 'with', number[]> = { without: [], with: [] };
-    for (let r = 0; r < rounds * 2; r++) {
-      const side = r % 2 === 0 ? 'without' : 'with';
+    const timings: Timing[] = [];
+    for (let r = 0; r < Number(args.rounds) * 2; r++) {
       const name = `${BASE}_${r}`;
       await admin.query(`CREATE DATABASE ${name} TEMPLATE ${BASE}`);
       const pool = createPool(urlOf(name), 4);
-      if (side === 'with') {
-        const { workspace } = await createWorkspace(pool, { plan: 'enterprise' }, 'bench', systemClock);
-        // Half the watches among the last file's document numbers (or the quarter's changes), half among
-        // the rest.
-        await pool.query(
-          `INSERT INTO watched_entities (workspace_id, document_number)
-           SELECT $1, document_number FROM registry.entities WHERE document_number = ANY($3::text[])
-           UNION
-           (SELECT $1, document_number FROM registry.entities ORDER BY id DESC LIMIT $2 - cardinality($3::text[]))`,
-          [workspace.id, watches, changed],
-        );
-        for (let i = 0; i < searches; i++) {
-          await pool.query(`INSERT INTO saved_searches (id, workspace_id, name, params) VALUES ($1, $2, $3, $4)`, [
-            `ss_${i}`,
-            workspace.id,
-            `search ${i}`,
-            JSON.stringify(SEARCH_SHAPES[i % SEARCH_SHAPES.length]!(i)),
-          ]);
-        }
-      }
-      const started = Date.now();
-      const steps: string[] = [];
-      const summary = await importFiles(pool, measured, { log: (l) => steps.push(l) });
-      timings[side].push(summary.files[0]!.elapsed_ms);
-      const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM monitoring_events');
-      const each = summary.files.map((f) => `${path.basename(f.file)} in ${f.elapsed_ms} ms`).join(', ');
-      console.log(
-        `${side} monitoring: ${each} ` +
-          `(whole run ${Date.now() - started} ms), ${summary.files[0]!.records_read} records, ${rows[0]!.n} events`,
-      );
-      for (const l of steps) if (/monitoring/.test(l)) console.log(`  ${l}`);
+      for (const file of measured) timings.push(await timeImport(pool, file, r % 2 === 1));
       await pool.end();
       await admin.query(`DROP DATABASE ${name}`);
     }
-    const measuredName = args.quarterly ? 'next snapshot cordata.zip' : `daily file ${last}`;
-    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const a = median(timings.without);
-    const b = median(timings.with);
-    console.log(
-      `${loaded[0]!.n} entities; ${measuredName}: median ${a} ms without, ${b} ms with ${watches} watches ` +
-        `and ${searches} saved searches (${(((b - a) / a) * 100).toFixed(1)}%); ` +
-        `${os.cpus().length} cores, ${os.cpus()[0]?.model}`,
-    );
+    summary(timings, entities);
     await admin.query(`DROP DATABASE ${BASE}`);
-    await admin.end();
   } finally {
+    await admin.end();
     await rm(work, { recursive: true, force: true });
   }
 }
 
-await main();
+await (args.database ? intoDatabase(args.database) : intoCopies());

@@ -82,7 +82,7 @@ async function load(files: string[]): Promise<string[]> {
   const lines: string[] = [];
   const summary = await importFiles(db.pool, files, { log: (l) => lines.push(l), frequentWord: 2 });
   assert.ok(summary.files.every((f) => f.status === 'imported'));
-  return lines.filter((l) => l.includes('monitoring'));
+  return lines.filter((l) => /^\S+: monitoring /.test(l));
 }
 
 const stored = async (): Promise<Array<{ type: string; document_number: string; data: Record<string, unknown> }>> =>

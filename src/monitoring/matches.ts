@@ -1,11 +1,15 @@
 // Which of the entities an import touched match a saved search: the entity search's own match predicate
-// (src/search/entities/filters.ts), restricted to the touched document numbers, so its cost follows the
-// file, not the dataset (docs/webhooks.md, "Events").
+// (src/search/entities/filters.ts), compiled once per import and evaluated for every search in one
+// statement over a copy of the touched entities' rows, taken before and again after the change, so its
+// cost follows the file, not the dataset (docs/webhooks.md, "Events").
+import DataLoader from 'dataloader';
 import type pg from 'pg';
+import type { Dictionary } from '../registry/dictionaries.js';
 import { matchConditions } from '../search/entities/filters.js';
 import { analyzeName } from '../search/entities/name.js';
 import type { EntitySearch } from '../search/entities/query.js';
 import { Sql } from '../search/sql.js';
+import { expandWordLists, type Expand, type Term } from '../search/words/expansion.js';
 
 export interface SavedSearch {
   id: string;
@@ -14,44 +18,98 @@ export interface SavedSearch {
   params: Omit<EntitySearch, 'limit' | 'offset'>;
 }
 
-/**
- * A saved search's predicate. Built on the import's connection, before and again after the change set:
- * a name's word expansions come from the vocabulary, which the import itself extends.
- */
-export interface CompiledSearch {
-  search: SavedSearch;
-  where: string;
+/** The copies of the touched entities' rows (registry.entities' and registry.officers' columns). */
+export const TOUCHED_ENTITIES = 'mon_entities';
+export const TOUCHED_OFFICERS = 'mon_officers';
+
+/** Predicates in one statement: bounds its parameters (a few a search) and the expression's size. */
+const SEARCHES_PER_STATEMENT = 200;
+
+/** One statement's predicates: `conditions[i]` is shared by every search of `searches[i]` (equal params). */
+interface Batch {
+  searches: SavedSearch[][];
+  conditions: string[];
   params: unknown[];
 }
 
-export async function compileSearches(pool: pg.PoolClient, searches: SavedSearch[]): Promise<CompiledSearch[]> {
-  const compiled: CompiledSearch[] = [];
-  for (const search of searches) {
-    const q: EntitySearch = { ...search.params, limit: 1, offset: 0 };
-    const sql = new Sql();
-    const where = await matchConditions(pool, sql, q, await analyzeName(pool, q.name), null);
-    compiled.push({ search, where: where.join(' AND ') || 'true', params: sql.params });
-  }
-  return compiled;
+export interface CompiledSearches {
+  all: SavedSearch[];
+  batches: Batch[];
 }
 
 /**
- * `search id -> document numbers` matching now among `touched` (a temp table with `document_number`),
- * read on `client` so it sees the import's own uncommitted rows.
+ * Looks up the words of many searches in one statement a dictionary: lookups asked in the same tick are
+ * batched (DataLoader), so compiling S searches reads each dictionary once, not S times.
  */
-export async function currentMatches(
-  client: pg.PoolClient,
-  searches: CompiledSearch[],
-  touched: string,
-): Promise<Map<string, Set<string>>> {
-  const found = new Map<string, Set<string>>();
-  for (const c of searches) {
-    const { rows } = await client.query<{ document_number: string }>(
-      `SELECT e.document_number FROM registry.entities e
-       WHERE e.document_number IN (SELECT document_number FROM ${touched}) AND ${c.where}`,
-      c.params,
+function batchedExpand(client: pg.PoolClient): Expand {
+  const loader = new DataLoader<string, Term[]>(async (keys) => {
+    const asked = keys.map((k) => JSON.parse(k) as [Dictionary, string[]]);
+    const terms: Term[][] = [];
+    for (const dictionary of new Set(asked.map(([d]) => d))) {
+      const mine = asked.flatMap(([d, words], i) => (d === dictionary ? [{ i, words }] : []));
+      const found = await expandWordLists(
+        client,
+        dictionary,
+        mine.map((m) => m.words),
+      );
+      mine.forEach((m, k) => (terms[m.i] = found[k]!));
+    }
+    return terms;
+  });
+  return (dictionary, words) => loader.load(JSON.stringify([dictionary, words]));
+}
+
+/**
+ * The saved searches' predicates, each distinct set of params compiled once. Compiled on the import's
+ * connection once its change is applied: a name's word expansions come from the dictionaries, which the
+ * import extends, and the same predicates then judge the rows before and after the change.
+ */
+export async function compileSearches(client: pg.PoolClient, searches: SavedSearch[]): Promise<CompiledSearches> {
+  const alike = new Map<string, SavedSearch[]>();
+  for (const s of searches) {
+    const key = JSON.stringify(s.params);
+    alike.set(key, [...(alike.get(key) ?? []), s]);
+  }
+  const groups = [...alike.values()];
+  const expand = batchedExpand(client);
+  const batches: Batch[] = [];
+  for (let i = 0; i < groups.length; i += SEARCHES_PER_STATEMENT) {
+    const sql = new Sql();
+    const batch: Batch = { searches: groups.slice(i, i + SEARCHES_PER_STATEMENT), conditions: [], params: sql.params };
+    // All at once, so that their word lookups share statements; each condition names its own placeholders.
+    batch.conditions = await Promise.all(
+      batch.searches.map(async (group) => {
+        const q: EntitySearch = { ...group[0]!.params, limit: 1, offset: 0 };
+        const name = await analyzeName(client, q.name, expand);
+        const where = await matchConditions(client, sql, q, name, null, { officers: TOUCHED_OFFICERS, expand });
+        return where.join(' AND ') || 'true';
+      }),
     );
-    found.set(c.search.id, new Set(rows.map((r) => r.document_number)));
+    batches.push(batch);
+  }
+  return { all: searches, batches };
+}
+
+/** `search id -> document numbers` among the rows now in TOUCHED_ENTITIES that match it. */
+export async function matchesOfTouched(
+  client: pg.PoolClient,
+  compiled: CompiledSearches,
+): Promise<Map<string, Set<string>>> {
+  const found = new Map(compiled.all.map((s) => [s.id, new Set<string>()]));
+  for (const batch of compiled.batches) {
+    // Only the rows matching something, each with the positions (from 1) of the predicates it meets.
+    const { rows } = await client.query<{ document_number: string; hits: number[] }>(
+      `SELECT document_number, hits FROM (
+         SELECT e.document_number,
+                array_positions(ARRAY[${batch.conditions.map((c) => `coalesce(${c}, false)`).join(', ')}], true) AS hits
+         FROM ${TOUCHED_ENTITIES} e) m
+       WHERE cardinality(hits) > 0`,
+      batch.params,
+    );
+    for (const r of rows) {
+      for (const position of r.hits)
+        for (const s of batch.searches[position - 1]!) found.get(s.id)!.add(r.document_number);
+    }
   }
   return found;
 }

@@ -4,7 +4,7 @@
 // changes, snapshot.ts), and only when some workspace watches or saves a search: an import nobody
 // monitors reads two empty tables more.
 import type pg from 'pg';
-import { compileSearches, currentMatches, type SavedSearch } from './matches.js';
+import { compileSearches, matchesOfTouched, TOUCHED_ENTITIES, TOUCHED_OFFICERS, type SavedSearch } from './matches.js';
 import { eventId, type EventType } from './events.js';
 
 /** The record fields an `entity.updated` reports (officers are compared as one list). */
@@ -54,15 +54,31 @@ export interface NewEvent {
 
 const TOUCHED = 'mon_touched';
 
-/** The watched entities' records among the touched ones, as JSON, with their officers in slot order. */
+/** Copies the touched entities' rows and officers, as they are now, into the tables matches.ts reads. */
+async function copyTouchedRows(client: pg.PoolClient): Promise<void> {
+  for (const [copy, table] of [
+    [TOUCHED_ENTITIES, 'registry.entities'],
+    [TOUCHED_OFFICERS, 'registry.officers'],
+  ] as const) {
+    await client.query(`CREATE TEMP TABLE IF NOT EXISTS ${copy} ON COMMIT DROP AS SELECT * FROM ${table} WITH NO DATA`);
+    await client.query(`TRUNCATE ${copy}`);
+    await client.query(
+      `INSERT INTO ${copy} SELECT t.* FROM ${table} t
+       WHERE t.document_number IN (SELECT document_number FROM ${TOUCHED})`,
+    );
+  }
+}
+
+/** The watched entities' records among the copied rows, as JSON, with their officers in slot order. */
 async function watchedRecords(client: pg.PoolClient): Promise<Map<string, Record_>> {
   const { rows } = await client.query<{ document_number: string; rec: Record_ }>(`
     SELECT e.document_number, to_jsonb(r) AS rec
-    FROM registry.entities e
+    FROM ${TOUCHED_ENTITIES} e
+    LEFT JOIN (SELECT document_number,
+                      jsonb_agg(jsonb_build_object('title', title, 'name', name) ORDER BY slot) AS list
+               FROM ${TOUCHED_OFFICERS} GROUP BY document_number) o ON o.document_number = e.document_number
     CROSS JOIN LATERAL (
-      SELECT ${WATCHED_FIELDS.map((f) => `e.${f}`).join(', ')},
-        coalesce((SELECT jsonb_agg(jsonb_build_object('title', o.title, 'name', o.name) ORDER BY o.slot)
-                  FROM registry.officers o WHERE o.document_number = e.document_number), '[]') AS officers
+      SELECT ${WATCHED_FIELDS.map((f) => `e.${f}`).join(', ')}, coalesce(o.list, '[]') AS officers
     ) r
     WHERE e.document_number IN (SELECT document_number FROM ${TOUCHED} WHERE watched)`);
   return new Map(rows.map((r) => [r.document_number, r.rec]));
@@ -107,8 +123,8 @@ export interface CorporateWatch {
 }
 
 /**
- * Reads what the change set in `chg_entities` is about to change, or null when no workspace monitors
- * anything. Call before applying the set, in its transaction.
+ * Copies the rows the change set in `chg_entities` is about to change, or returns null when no workspace
+ * monitors anything. Call before applying the set, in its transaction.
  */
 export async function beforeCorporateChanges(client: pg.PoolClient): Promise<CorporateWatch | null> {
   const searches = await monitoredSearches(client);
@@ -140,14 +156,18 @@ export async function createTouched(client: pg.PoolClient, documents: string): P
   return rowCount ?? 0;
 }
 
-/** Reads the touched set's watched records and saved-search matches as they are before the change. */
+/** Copies the touched set's rows and reads its watched records as they are before the change. */
 export async function readBefore(client: pg.PoolClient, searches: SavedSearch[]): Promise<CorporateWatch> {
+  await copyTouchedRows(client);
   const before = await watchedRecords(client);
-  const matchedBefore = await currentMatches(client, await compileSearches(client, searches), TOUCHED);
   return {
     async after(c, file) {
-      const events: NewEvent[] = [];
+      const compiled = await compileSearches(c, searches);
+      const matchedBefore = await matchesOfTouched(c, compiled);
+      await copyTouchedRows(c);
       const after = await watchedRecords(c);
+      const matchedAfter = await matchesOfTouched(c, compiled);
+      const events: NewEvent[] = [];
       const { rows: watchers } = await c.query<{ workspace_id: string; document_number: string }>(
         `SELECT w.workspace_id, w.document_number FROM watched_entities w
          WHERE w.document_number IN (SELECT document_number FROM ${TOUCHED} WHERE watched)
@@ -172,10 +192,8 @@ export async function readBefore(client: pg.PoolClient, searches: SavedSearch[])
         `SELECT document_number FROM ${TOUCHED} WHERE created`,
       );
       const isNew = new Set(created.map((r) => r.document_number));
-      const compiled = await compileSearches(c, searches);
-      const matchedAfter = await currentMatches(c, compiled, TOUCHED);
       const announced = new Set<string>();
-      for (const { search } of compiled) {
+      for (const search of compiled.all) {
         const earlier = matchedBefore.get(search.id)!;
         for (const doc of [...matchedAfter.get(search.id)!].sort()) {
           if (earlier.has(doc)) continue;

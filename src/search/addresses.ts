@@ -11,7 +11,8 @@ import type { AddressHit } from './shapes.js';
 import { Sql } from './sql.js';
 import { countRows, Total } from './totals/total.js';
 import { countTerm } from './words/counts.js';
-import { expandWords, matchBound, termsMatch } from './words/expansion.js';
+import { expandWords, matchBound } from './words/expansion.js';
+import { noneHoldsAll, wordsMatch } from './words/relaxed.js';
 
 const ZIP = /^(\d{5})(?:-(\d{4}))?$/;
 
@@ -36,9 +37,11 @@ export async function searchAddresses(
   const zip = ZIP.exec(q.query.trim());
   const key = addressKey(q.query);
   const terms = zip ? [] : await expandWords(pool, 'address_words', key.words);
+  // Relaxed when no address holds every word (docs/search.md, "What a query means").
+  const relaxed = await noneHoldsAll(pool, 'registry.entities e', 'e.address_words', terms);
   const where = zip
     ? `e.principal_zip5 = ${sql.p(zip[1])}${zip[2] ? ` AND e.principal_zip4 = ${sql.p(zip[2])}` : ''}`
-    : termsMatch(sql, 'e.address_words', terms);
+    : wordsMatch(relaxed)(sql, 'e.address_words', terms);
   const params = [...sql.params];
   const cacheKey = addressesKey(ctx.version, zip ? zip[0] : null, terms);
   const fromDictionary = terms.length === 1 && terms[0]!.frequent;
@@ -86,7 +89,7 @@ export async function searchAddresses(
     },
     q.offset,
     q.limit,
-    { ...matchBound(terms, false), total: counted },
+    { ...matchBound(terms, false, relaxed), total: counted },
   );
   const [found, total] = await Promise.all([hits(pool, ids), counted.get()]);
   return { hits: found, total };

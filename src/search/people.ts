@@ -16,7 +16,8 @@ import { Sql } from './sql.js';
 import { PREFIX_QUERY_MAX_LENGTH } from './thresholds.js';
 import { countRows, Total } from './totals/total.js';
 import { countTerm } from './words/counts.js';
-import { expandWords, matchBound, termsMatch, type Term } from './words/expansion.js';
+import { expandWords, matchBound, type Term } from './words/expansion.js';
+import { noneHoldsAll, wordsMatch } from './words/relaxed.js';
 
 /** An agent's words: a company's without its weak words, else a person's. */
 export function agentWords(input: string): string[] {
@@ -51,18 +52,22 @@ function exactTier(k: PersonQuery, words: string[], norm: string): (s: Sql) => s
   return (s) => `${k.sorted} = ${s.p(sortedWords(words))}`;
 }
 
-/** A name condition (1 or 2 characters: the start of the name; else by words) and the terms used. */
+/**
+ * A name condition (1 or 2 characters: the start of the name; else by words, relaxed when no row holds them
+ * all) and the terms used.
+ */
 async function nameCondition(
   pool: pg.Pool,
   sql: Sql,
   k: PersonQuery,
   words: string[],
   norm: string,
-): Promise<{ where: string; terms: Term[] }> {
+): Promise<{ where: string; terms: Term[]; relaxed: boolean }> {
   if (norm.length > 0 && norm.length <= PREFIX_QUERY_MAX_LENGTH)
-    return { where: `${k.norm} LIKE ${sql.p(norm)} || '%'`, terms: [] };
+    return { where: `${k.norm} LIKE ${sql.p(norm)} || '%'`, terms: [], relaxed: false };
   const terms = await expandWords(pool, k.dictionary, words);
-  return { where: termsMatch(sql, k.words, terms), terms };
+  const relaxed = await noneHoldsAll(pool, k.from, k.words, terms);
+  return { where: wordsMatch(relaxed)(sql, k.words, terms), terms, relaxed };
 }
 
 /** The prefix tier of a word alone off the kind's first-word index, when it has one. */
@@ -88,10 +93,11 @@ async function searchNames(
   const sql = new Sql();
   const where: string[] = [];
   let terms: Term[] = [];
+  let relaxed = false;
   if (q.norm !== undefined) {
     const c = await nameCondition(pool, sql, k, q.words ?? [], q.norm);
     where.push(c.where);
-    terms = c.terms;
+    ({ terms, relaxed } = c);
   }
   if (q.extra) where.push(q.extra.where(sql));
   const condition = where.join(' AND ') || 'true';
@@ -142,7 +148,7 @@ async function searchNames(
     },
     q.offset,
     q.limit,
-    { ...matchBound(terms, q.extra !== undefined), total: counted },
+    { ...matchBound(terms, q.extra !== undefined, relaxed), total: counted },
   );
   return { refs, total: await counted.get() };
 }

@@ -22,7 +22,7 @@ export const PREFIX_EXPANSION_MIN_LENGTH = 3;
 export const PREFIX_EXPANSION_MAX_WORDS = 500;
 /** At most this many query words take part: longer queries are rare and their extra words add little. */
 export const MAX_QUERY_WORDS = 8;
-/** A name of this many words or more that no entity holds all of is matched by all its words but one; fewer words
+/** A query of this many words or more that no row holds all of is matched by all its words but one; fewer words
  * left would match too broadly (a two-word name by either word). */
 export const RELAXED_MIN_WORDS = 3;
 /** Filings an entity's detail lists, newest first (the get_entity description promises them). */

@@ -28,6 +28,9 @@ export interface FileSummary {
   records_skipped_older: number;
   records_rejected: number;
   rejects: Reject[];
+  /** Monitoring events the file wrote, and the time monitoring took of `elapsed_ms` (docs/webhooks.md). */
+  events_written: number;
+  monitoring_ms: number;
   elapsed_ms: number;
 }
 
@@ -75,14 +78,20 @@ function checkRefusal(file: SourceFile, stats: ReadStats, refuse: ImportOptions[
   if (reason) throw new ImportRefused(file.name, reason, stats);
 }
 
-interface Outcome extends Omit<ChangeCounts, 'moved'>, ReadStats {}
+/** What monitoring added to a file: its events and its time (0 and 0 when nobody monitors anything). */
+interface Monitored {
+  events: number;
+  monitoringMs: number;
+}
+
+interface Outcome extends Omit<ChangeCounts, 'moved'>, ReadStats, Monitored {}
 
 async function recordImport(
   client: pg.PoolClient,
   file: SourceFile,
   sum: string,
   startedAt: Date,
-  o: Outcome,
+  o: Omit<Outcome, keyof Monitored>,
 ): Promise<void> {
   await client.query(
     `INSERT INTO imports (file_name, kind, file_date, checksum, size_bytes, started_at, finished_at,
@@ -149,16 +158,25 @@ async function applyChanges(
     }
     checkRefusal(file, stats, refuse);
     // Monitoring's events are written with the changes they report, in this transaction (docs/webhooks.md).
+    const monitored: Monitored = { events: 0, monitoringMs: 0 };
+    const timed = async <T>(work: () => Promise<T>): Promise<T> => {
+      const started = performance.now();
+      try {
+        return await work();
+      } finally {
+        monitored.monitoringMs += Math.round(performance.now() - started);
+      }
+    };
     let counts: ChangeCounts;
     if (corporate) {
-      const watch = await beforeCorporateChanges(client);
+      const watch = await timed(() => beforeCorporateChanges(client));
       counts = await applyCorporateChanges(client, 'registry');
-      await watch?.after(client, file.name);
+      if (watch) monitored.events = await timed(() => watch.after(client, file.name));
     } else {
-      await filingEventsOfWatched(client, file.name);
+      monitored.events = await timed(() => filingEventsOfWatched(client, file.name));
       counts = await applyEventChanges(client, 'registry');
     }
-    const outcome = { ...stats, ...counts };
+    const outcome = { ...stats, ...counts, ...monitored };
     await recordImport(client, file, sum, startedAt, outcome);
     await moveDatasetCounts(client, counts.moved);
     return outcome;
@@ -213,6 +231,8 @@ export async function importFiles(
           records_skipped_older: 0,
           records_rejected: 0,
           rejects: [],
+          events_written: 0,
+          monitoring_ms: 0,
           elapsed_ms: Date.now() - started,
         });
         opts.onFile?.(i + 1, files.length);
@@ -240,7 +260,8 @@ export async function importFiles(
       for (const r of o.rejects.slice(0, REJECTS_SHOWN)) log(`rejected ${r.file} line ${r.line}: ${r.reason}`);
       log(
         `${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ` +
-          `${o.skippedOlder} older than stored, ${o.rejected} rejected`,
+          `${o.skippedOlder} older than stored, ${o.rejected} rejected` +
+          (o.monitoringMs ? `; monitoring wrote ${o.events} events in ${o.monitoringMs} ms` : ''),
       );
       summaries.push({
         ...base,
@@ -251,6 +272,8 @@ export async function importFiles(
         records_skipped_older: o.skippedOlder,
         records_rejected: o.rejected,
         rejects: o.rejects.slice(0, REJECTS_SHOWN),
+        events_written: o.events,
+        monitoring_ms: o.monitoringMs,
         elapsed_ms: Date.now() - started,
       });
       opts.onFile?.(i + 1, files.length);

@@ -329,6 +329,9 @@ async function addKeys(pool: pg.Pool, unit: Unit, constraints: string[]): Promis
 export interface SnapshotResult extends ReadStats {
   loaded: number;
   carriedOver: number;
+  /** Monitoring events written, and the time monitoring took (0 and 0 when nothing was compared). */
+  events: number;
+  monitoringMs: number;
 }
 
 /**
@@ -391,13 +394,15 @@ export async function loadSnapshot(
     step(`carried over ${carriedOver} newer records`);
 
     const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${NEXT}.${unit.copied[0]!.table}`);
-    const result: SnapshotResult = { ...stats, loaded: rows[0]!.n, carriedOver };
+    const result: SnapshotResult = { ...stats, loaded: rows[0]!.n, carriedOver, events: 0, monitoringMs: 0 };
     await inTransaction(pool, async (client) => {
       // Monitoring's events are written with the swap they report, in its transaction (docs/webhooks.md):
       // compared before the swap (readers keep the live tables meanwhile), written after it.
-      stepStarted = Date.now();
+      const started = Date.now();
+      stepStarted = started;
       const watch = await unit.watch(client, step);
       if (watch) step('monitoring read before the swap');
+      const monitoringMs = Date.now() - started;
       await client.query("SET LOCAL lock_timeout = '60s'");
       await client.query('CREATE SCHEMA registry_retired');
       for (const t of tables) {
@@ -407,7 +412,11 @@ export async function loadSnapshot(
       await client.query('DROP SCHEMA registry_retired CASCADE');
       await client.query(`DROP SCHEMA ${NEXT}`);
       stepStarted = Date.now();
-      if (watch) step(`monitoring events: ${await watch.after(client, file.name)} written`);
+      if (watch) {
+        result.events = await watch.after(client, file.name);
+        result.monitoringMs = monitoringMs + Date.now() - stepStarted;
+        step(`monitoring events: ${result.events} written`);
+      }
       await finish(client, result);
     });
     return result;

@@ -7,7 +7,8 @@ import { agentWords } from '../people.js';
 import type { Sql } from '../sql.js';
 import { statusLetters, type StatusValue } from '../status.js';
 import type { CountFilters } from '../totals/precomputed.js';
-import { expandWords, relaxedTermsMatch, termsMatch } from '../words/expansion.js';
+import { expandWords, termsMatch, type Expand } from '../words/expansion.js';
+import { wordsMatch } from '../words/relaxed.js';
 import { isNamed, type NameMatch } from './name.js';
 import type { EntitySearch } from './query.js';
 
@@ -54,6 +55,13 @@ export function rowFilters(sql: Sql, q: EntitySearch, named: boolean, walked: Wa
   return where;
 }
 
+/** Where matchConditions reads: monitoring judges copies of a few rows, its searches' words batched. */
+export interface ConditionSources {
+  /** The table an officer name is looked up in. */
+  officers?: string;
+  expand?: Expand;
+}
+
 /** The match predicate's conditions: the name's (when it has one) first, then each filter's. */
 export async function matchConditions(
   pool: pg.Pool | pg.PoolClient,
@@ -61,6 +69,10 @@ export async function matchConditions(
   q: EntitySearch,
   name: NameMatch,
   walked: WalkedFilter | null,
+  {
+    officers = 'registry.officers',
+    expand = (dictionary, words) => expandWords(pool, dictionary, words),
+  }: ConditionSources = {},
 ): Promise<string[]> {
   const where: string[] = [];
   if (name.kind === 'empty') where.push('false');
@@ -72,7 +84,7 @@ export async function matchConditions(
   const cityWords = name.kind === 'words' && city !== null;
   if (name.kind === 'words') {
     // A relaxed name (docs/search.md, "What a query means"): every word but one.
-    const match = name.relaxed ? relaxedTermsMatch : termsMatch;
+    const match = wordsMatch(name.relaxed);
     where.push(
       city === null
         ? match(sql, 'e.name_words', name.terms)
@@ -94,11 +106,11 @@ export async function matchConditions(
     where.push(`e.document_number LIKE ${sql.p(q.doc_number_prefix.toUpperCase().replace(/[\\%_]/g, '\\$&'))} || '%'`);
   }
   if (q.officer_name !== undefined) {
-    const terms = await expandWords(pool, 'officer_words', personKey(q.officer_name).words);
-    where.push(`e.id IN (SELECT o.entity_id FROM registry.officers o WHERE ${termsMatch(sql, 'o.name_words', terms)})`);
+    const terms = await expand('officer_words', personKey(q.officer_name).words);
+    where.push(`e.id IN (SELECT o.entity_id FROM ${officers} o WHERE ${termsMatch(sql, 'o.name_words', terms)})`);
   }
   if (q.ra_name !== undefined) {
-    const terms = await expandWords(pool, 'agent_words', agentWords(q.ra_name));
+    const terms = await expand('agent_words', agentWords(q.ra_name));
     where.push(termsMatch(sql, 'e.agent_words', terms));
   }
   return where;

@@ -3,10 +3,10 @@
 // means").
 import type pg from 'pg';
 import { isWeakWord, nameKey } from '../../registry/normalize.js';
-import { Sql } from '../sql.js';
-import { NO_TYPO_MAX_LENGTH, PREFIX_QUERY_MAX_LENGTH, RELAXED_MIN_WORDS } from '../thresholds.js';
+import { NO_TYPO_MAX_LENGTH, PREFIX_QUERY_MAX_LENGTH } from '../thresholds.js';
 import { oneEditAway } from '../words/edits.js';
-import { carries, expandWords, termsMatch, type Term } from '../words/expansion.js';
+import { carries, expandWords, type Expand, type Term } from '../words/expansion.js';
+import { noneHoldsAll } from '../words/relaxed.js';
 
 export type NameMatch =
   | { kind: 'none' }
@@ -25,29 +25,25 @@ export type Named = Extract<NameMatch, { kind: 'prefix' | 'words' }>;
 
 export const NO_NAME: NameMatch = { kind: 'none' };
 
-export async function analyzeName(pool: pg.Pool | pg.PoolClient, name: string | undefined): Promise<NameMatch> {
+/** `expand` looks the words up (by default, one statement for this name alone). */
+export async function analyzeName(
+  pool: pg.Pool | pg.PoolClient,
+  name: string | undefined,
+  expand: Expand = (dictionary, words) => expandWords(pool, dictionary, words),
+): Promise<NameMatch> {
   if (name === undefined) return { kind: 'none' };
   const key = nameKey(name);
   if (key.core === '') return { kind: 'empty' };
   // One or two characters: the start of the name, not a fuzzy word.
   if (key.core.length <= PREFIX_QUERY_MAX_LENGTH) return { kind: 'prefix', norm: key.norm, core: key.core };
-  const terms = await expandWords(pool, 'entity_words', words(key.words));
-  return { kind: 'words', norm: key.norm, core: key.core, terms, relaxed: await noneHoldsAll(pool, terms) };
-}
-
-/**
- * Whether a query of RELAXED_MIN_WORDS words or more names no entity by all its words: then a word is
- * mistyped beyond its allowed edits, or added, and the query is read with every word but one.
- */
-async function noneHoldsAll(pool: pg.Pool | pg.PoolClient, terms: readonly Term[]): Promise<boolean> {
-  if (terms.length < RELAXED_MIN_WORDS) return false;
-  if (terms.some((t) => t.expansions.length === 0)) return true;
-  const sql = new Sql();
-  const { rows } = await pool.query<{ found: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM registry.entities e WHERE ${termsMatch(sql, 'e.name_words', terms)}) AS found`,
-    sql.params,
-  );
-  return !rows[0]!.found;
+  const terms = await expand('entity_words', words(key.words));
+  return {
+    kind: 'words',
+    norm: key.norm,
+    core: key.core,
+    terms,
+    relaxed: await noneHoldsAll(pool, 'registry.entities e', 'e.name_words', terms),
+  };
 }
 
 /**

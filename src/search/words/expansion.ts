@@ -61,25 +61,40 @@ export interface Term {
 /** The dictionaries whose words can have counts of their own (entity_words.counted). */
 const COUNTED_IN: ReadonlySet<Dictionary> = new Set(['entity_words']);
 
-/**
- * Expands query words against a dictionary, in one query. Neighbours come from the dictionary's table
- * of deletion keys (entity_word_keys and the like, with registry.word_deletes): the words sharing a
- * key with the query word, checked for their edit distance, counting an adjacent transposition as one
- * edit (optimal string alignment: within d of the word, or within d - 1 of one of its swaps; a swap is
- * one deletion from each side, so the keys reach it). A short word's neighbours of up to its own length
- * have no keys of their own: they are looked up among every string one edit away, frequent words aside
- * (each holds 20,000 rows or more, which a mistyped short word would add to its term).
- */
+/** Expands one query's words against a dictionary: expandWords, or one of many batched (saved searches). */
+export type Expand = (dictionary: Dictionary, words: readonly string[]) => Promise<Term[]>;
+
+/** Expands a query's words against a dictionary, in one statement (see expandWordLists). */
 export async function expandWords(
   pool: pg.Pool | pg.PoolClient,
   dictionary: Dictionary,
   words: readonly string[],
 ): Promise<Term[]> {
-  const used = requiredWords(words);
-  if (used.length === 0) return [];
-  // Carried: by a longer word, or by as many words as an address's number, street and type.
-  const carried = used.some(carries) || used.length >= CARRYING_WORDS;
-  const edits = used.map((w) => editsAllowed(w, carried));
+  return (await expandWordLists(pool, dictionary, [words]))[0]!;
+}
+
+/**
+ * Expands the words of several queries against a dictionary, in one statement. Neighbours come from the
+ * dictionary's table of deletion keys (entity_word_keys and the like, with registry.word_deletes): the
+ * words sharing a key with the query word, checked for their edit distance, counting an adjacent
+ * transposition as one edit (optimal string alignment: within d of the word, or within d - 1 of one of its
+ * swaps; a swap is one deletion from each side, so the keys reach it). A short word's neighbours of up to
+ * its own length have no keys of their own: they are looked up among every string one edit away, frequent
+ * words aside (each holds 20,000 rows or more, which a mistyped short word would add to its term).
+ */
+export async function expandWordLists(
+  pool: pg.Pool | pg.PoolClient,
+  dictionary: Dictionary,
+  lists: ReadonlyArray<readonly string[]>,
+): Promise<Term[][]> {
+  const queries = lists.map((words) => {
+    const used = requiredWords(words);
+    // Carried: by a longer word, or by as many words as an address's number, street and type.
+    const carried = used.some(carries) || used.length >= CARRYING_WORDS;
+    return used.map((w, i) => ({ w, d: editsAllowed(w, carried), last: i === used.length - 1 }));
+  });
+  const all = queries.flat();
+  if (all.length === 0) return lists.map(() => []);
   const counted = COUNTED_IN.has(dictionary) ? 'counted' : 'false';
   const { rows } = await pool.query<{
     i: number;
@@ -122,15 +137,15 @@ export async function expandWords(
        ) x
        ORDER BY q.i`,
     values: [
-      used,
-      edits,
-      used.map((w, i) => i === used.length - 1 && w.length >= PREFIX_EXPANSION_MIN_LENGTH),
-      used.map((w, i) => (edits[i]! > 0 ? adjacentSwaps(w).join(' ') : '')),
-      used.map((w, i) => (edits[i]! > 0 && !carries(w) ? oneEditAway(w).join(' ') : '')),
+      all.map((q) => q.w),
+      all.map((q) => q.d),
+      all.map((q) => q.last && q.w.length >= PREFIX_EXPANSION_MIN_LENGTH),
+      all.map((q) => (q.d > 0 ? adjacentSwaps(q.w).join(' ') : '')),
+      all.map((q) => (q.d > 0 && !carries(q.w) ? oneEditAway(q.w).join(' ') : '')),
     ],
   });
-  return rows.map((r, i) => ({
-    word: used[i]!,
+  const terms = rows.map((r, i): Term => ({
+    word: all[i]!.w,
     expansions: r.expansions,
     rows: r.rows,
     frequent: r.frequent,
@@ -138,6 +153,8 @@ export async function expandWords(
     counted: r.counted,
     uncountedRows: r.uncounted_rows,
   }));
+  let at = 0;
+  return queries.map((q) => terms.slice(at, (at += q.length)));
 }
 
 /**
