@@ -1,4 +1,4 @@
-// What monitoring adds to a daily file's import (docs/webhooks.md, docs/benchmarks.md). Two ways:
+// What monitoring adds to an import (docs/webhooks.md, docs/benchmarks.md). Three ways:
 //
 // `npx tsx bench/monitoring.ts [--entities N] [--watches W] [--searches S] [--rounds R]`: generates N
 // entities and three days of daily files, imports all but the last file into one database, copies it
@@ -9,10 +9,14 @@
 // imports the daily files into a loaded database (the full-scale benchmark's), a day's files without
 // monitoring, the next day's with; `--reapply` applies files it holds again (see intoDatabase).
 //
+// `npx tsx bench/monitoring.ts --quarterly [--entities N] ...`: as the first, but with a quarter of daily
+// files, and what each copy imports is the next quarter's snapshot (bench/quarter.ts: the first with those
+// files applied) onto the first snapshot alone; half the watches are among the entities the quarter changed.
+//
 // "With" is W watched entities (the newest) and S saved searches, all different, of five shapes a customer
 // keeps. Every import reports monitoring's own time (the importer's `monitoring_ms`), so each file with
 // monitoring also says its share of that file.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +27,7 @@ import { prepareDatabase } from '../src/db/index.js';
 import { createPool } from '../src/db/pool.js';
 import { generateDataset } from '../src/registry/generator/index.js';
 import { importFiles } from '../src/registry/import/index.js';
+import { nextQuarter } from './quarter.js';
 
 const { values: args, positionals: files } = parseArgs({
   options: {
@@ -32,6 +37,7 @@ const { values: args, positionals: files } = parseArgs({
     rounds: { type: 'string', default: '3' },
     database: { type: 'string' },
     reapply: { type: 'boolean', default: false },
+    quarterly: { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -39,6 +45,10 @@ const watches = Number(args.watches);
 const searches = Number(args.searches);
 /** The databases the copying mode creates (and drops) are named after this. */
 const BASE = 'webhooks_bench';
+/** Workdays of daily files in a quarter, between one snapshot and the next (--quarterly). */
+const QUARTER_WORKDAYS = 63;
+/** The document numbers the quarter changed (--quarterly), half the watches' first. */
+let changed: string[] = [];
 
 const WORDS = ['holdings', 'consulting', 'properties', 'group', 'services', 'investments', 'capital', 'solutions'];
 const CITIES = ['MIAMI', 'ORLANDO', 'TAMPA', 'JACKSONVILLE', 'HIALEAH', 'NAPLES', 'SARASOTA', 'GAINESVILLE'];
@@ -76,8 +86,10 @@ async function monitoring(pool: pg.Pool, on: boolean): Promise<void> {
   const { workspace } = await createWorkspace(pool, { plan: 'enterprise' }, 'bench', systemClock);
   await pool.query(
     `INSERT INTO watched_entities (workspace_id, document_number)
-     SELECT $1, document_number FROM registry.entities ORDER BY id DESC LIMIT $2`,
-    [workspace.id, watches],
+     SELECT $1, document_number FROM registry.entities WHERE document_number = ANY($3::text[])
+     UNION
+     (SELECT $1, document_number FROM registry.entities ORDER BY id DESC LIMIT $2 - cardinality($3::text[]))`,
+    [workspace.id, watches, changed.slice(0, watches / 2)],
   );
   for (let i = 0; i < searches; i++) {
     await pool.query(`INSERT INTO saved_searches (id, workspace_id, name, params) VALUES ($1, $2, $3, $4)`, [
@@ -97,10 +109,11 @@ interface Timing {
   monitoringMs: number;
 }
 
-/** Imports one file with monitoring on or off and prints its figures. */
+/** Imports one file with monitoring on or off and prints its figures (and a snapshot's monitoring steps). */
 async function timeImport(pool: pg.Pool, file: string, on: boolean): Promise<Timing> {
   await monitoring(pool, on);
-  const f = (await importFiles(pool, [file])).files[0]!;
+  const steps: string[] = [];
+  const f = (await importFiles(pool, [file], { log: (l) => steps.push(l) })).files[0]!;
   const t: Timing = {
     side: on ? 'with' : 'without',
     file: path.basename(file),
@@ -110,6 +123,7 @@ async function timeImport(pool: pg.Pool, file: string, on: boolean): Promise<Tim
   };
   const share = on ? ` (monitoring ${t.monitoringMs} ms, ${((t.monitoringMs / t.ms) * 100).toFixed(1)}%)` : '';
   console.log(`${t.side} monitoring: ${t.file}, ${t.records} records, ${t.ms} ms, ${f.events_written} events${share}`);
+  for (const l of steps) if (l.includes(': monitoring ')) console.log(`  ${l}`);
   return t;
 }
 
@@ -117,7 +131,8 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 
 /** The corporate files' figures (events files are printed, not summed: they are another kind of work). */
 function summary(timings: Timing[], entities: number): void {
-  const side = (s: Timing['side']) => timings.filter((t) => t.side === s && /^\d{8}c\.txt$/.test(t.file));
+  const side = (s: Timing['side']) =>
+    timings.filter((t) => t.side === s && /^(\d{8}c\.txt|cordata\.zip)$/.test(t.file));
   const perRecord = (ts: Timing[]) => median(ts.map((t) => t.ms / t.records));
   const a = perRecord(side('without'));
   const b = perRecord(side('with'));
@@ -168,16 +183,27 @@ async function intoCopies(): Promise<void> {
   await admin.connect();
   try {
     const dir = path.join(work, 'files');
-    await generateDataset({ entities: Number(args.entities), outDir: dir, seed: 7, days: 3, endDate: '2026-10-09' });
+    const days = args.quarterly ? QUARTER_WORKDAYS : 3;
+    await generateDataset({ entities: Number(args.entities), outDir: dir, seed: 7, days, endDate: '2026-10-09' });
     const all = (await readdir(dir)).sort();
     const last = all.filter((f) => /^\d{8}c\.txt$/.test(f)).at(-1)!;
+    // What the base database holds, and the files each copy imports.
+    let baseFiles = all.filter((f) => f !== last).map((f) => path.join(dir, f));
+    let measured = [path.join(dir, last)];
+    if (args.quarterly) {
+      const next = path.join(work, 'next');
+      await mkdir(next);
+      const daily = all.filter((f) => /^\d{8}ce?\.txt$/.test(f)).map((f) => path.join(dir, f));
+      const date = `${last.slice(0, 4)}-${last.slice(4, 6)}-${last.slice(6, 8)}`;
+      baseFiles = [path.join(dir, 'cordata.zip'), path.join(dir, 'corevent.zip')];
+      measured = [path.join(next, 'cordata.zip'), path.join(next, 'corevent.zip')];
+      changed = [...(await nextQuarter(baseFiles[0]!, daily, 'cordata0.txt', measured[0]!, date))];
+      await nextQuarter(baseFiles[1]!, daily, 'corevent0.txt', measured[1]!, date);
+    }
     await admin.query(`CREATE DATABASE ${BASE} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
     const base = createPool(urlOf(BASE), 4);
     await prepareDatabase(base);
-    await importFiles(
-      base,
-      all.filter((f) => f !== last).map((f) => path.join(dir, f)),
-    );
+    await importFiles(base, baseFiles);
     const entities = await entityCount(base);
     await base.end();
     const timings: Timing[] = [];
@@ -185,7 +211,7 @@ async function intoCopies(): Promise<void> {
       const name = `${BASE}_${r}`;
       await admin.query(`CREATE DATABASE ${name} TEMPLATE ${BASE}`);
       const pool = createPool(urlOf(name), 4);
-      timings.push(await timeImport(pool, path.join(dir, last), r % 2 === 1));
+      for (const file of measured) timings.push(await timeImport(pool, file, r % 2 === 1));
       await pool.end();
       await admin.query(`DROP DATABASE ${name}`);
     }

@@ -1,13 +1,14 @@
 // The events of one import, written in its transaction (the outbox, docs/webhooks.md "Events"): what a
 // watched entity's record changed, which touched entities newly match a saved search, and new filing
-// events of watched entities. Only the entities the file touched are compared, and only when some
-// workspace watches or saves a search: an import nobody monitors reads two empty tables more.
+// events of watched entities. Only the entities the file touched are compared (a snapshot's: those it
+// changes, snapshot.ts), and only when some workspace watches or saves a search: an import nobody
+// monitors reads two empty tables more.
 import type pg from 'pg';
 import { compileSearches, copyTouchedOfficers, matchesOfTouched, type SavedSearch } from './matches.js';
 import { eventId, type EventType } from './events.js';
 
 /** The record fields an `entity.updated` reports (officers are compared as one list). */
-const WATCHED_FIELDS = [
+export const WATCHED_FIELDS = [
   'name',
   'status',
   'entity_type',
@@ -43,7 +44,7 @@ interface Change {
   new: unknown;
 }
 
-interface NewEvent {
+export interface NewEvent {
   workspace: string;
   type: EventType;
   document: string;
@@ -77,7 +78,7 @@ function changes(before: Record_, after: Record_): Change[] {
 }
 
 /** Writes the events and one pending delivery per subscribed endpoint of their workspace. */
-async function writeEvents(client: pg.PoolClient, events: NewEvent[], file: string): Promise<number> {
+export async function writeEvents(client: pg.PoolClient, events: NewEvent[], file: string): Promise<number> {
   if (events.length === 0) return 0;
   const rows = events.map((e) => {
     const id = eventId();
@@ -109,17 +110,37 @@ export interface CorporateWatch {
  * monitors anything. Call before applying the set, in its transaction.
  */
 export async function beforeCorporateChanges(client: pg.PoolClient): Promise<CorporateWatch | null> {
+  const searches = await monitoredSearches(client);
+  if (!searches) return null;
+  await createTouched(client, 'SELECT DISTINCT document_number FROM chg_entities');
+  return readBefore(client, searches);
+}
+
+/** The saved searches of every workspace, or null when no workspace watches an entity or saves a search. */
+export async function monitoredSearches(client: pg.PoolClient): Promise<SavedSearch[] | null> {
   const { rows: searches } = await client.query<SavedSearch>(
     'SELECT id, workspace_id, name, params FROM saved_searches ORDER BY id',
   );
   const { rows: any } = await client.query('SELECT 1 FROM watched_entities LIMIT 1');
-  if (searches.length === 0 && any.length === 0) return null;
-  await client.query(`
+  return searches.length === 0 && any.length === 0 ? null : searches;
+}
+
+/**
+ * The touched set, from `documents` (a query of distinct `document_number`s), for the rest of the
+ * transaction; returns its size. A daily file touches its records, a snapshot what it changes.
+ */
+export async function createTouched(client: pg.PoolClient, documents: string): Promise<number> {
+  const { rowCount } = await client.query(`
     CREATE TEMP TABLE ${TOUCHED} ON COMMIT DROP AS
     SELECT c.document_number,
            EXISTS (SELECT 1 FROM watched_entities w WHERE w.document_number = c.document_number) AS watched,
            NOT EXISTS (SELECT 1 FROM registry.entities e WHERE e.document_number = c.document_number) AS created
-    FROM (SELECT DISTINCT document_number FROM chg_entities) c`);
+    FROM (${documents}) c`);
+  return rowCount ?? 0;
+}
+
+/** Reads the touched set's watched records and saved-search matches as they are before the change. */
+export async function readBefore(client: pg.PoolClient, searches: SavedSearch[]): Promise<CorporateWatch> {
   const before = await watchedRecords(client);
   await copyTouchedOfficers(client, TOUCHED);
   const matchedBefore = await matchesOfTouched(client, await compileSearches(client, searches), TOUCHED);
@@ -188,12 +209,18 @@ export async function beforeCorporateChanges(client: pg.PoolClient): Promise<Cor
 
 /** New filing events (in `chg_events`, not yet applied) of watched entities, as `entity.updated`. */
 export async function filingEventsOfWatched(client: pg.PoolClient, file: string): Promise<number> {
+  const incoming = `SELECT DISTINCT ON (document_number, sequence) * FROM chg_events
+                    ORDER BY document_number, sequence, ord DESC`;
+  return writeEvents(client, await newFilingEvents(client, incoming), file);
+}
+
+/** The filing events of watched entities in `incoming` (a query of events rows) not yet in the registry. */
+export async function newFilingEvents(client: pg.PoolClient, incoming: string): Promise<NewEvent[]> {
   const { rows } = await client.query<{ workspace_id: string; document_number: string; filing: Record_ }>(`
     SELECT w.workspace_id, c.document_number,
            jsonb_build_object('sequence', c.sequence, 'code', c.code, 'description', c.description,
                               'effective_date', c.effective_date, 'filed_date', c.filed_date) AS filing
-    FROM (SELECT DISTINCT ON (document_number, sequence) * FROM chg_events
-          ORDER BY document_number, sequence, ord DESC) c
+    FROM (${incoming}) c
     JOIN watched_entities w ON w.document_number = c.document_number
     WHERE NOT EXISTS (SELECT 1 FROM registry.events e
                       WHERE e.document_number = c.document_number AND e.sequence = c.sequence)
@@ -211,5 +238,5 @@ export async function filingEventsOfWatched(client: pg.PoolClient, file: string)
     (e.data.changes as Change[]).push({ field: 'filing_events', old: null, new: r.filing });
     grouped.set(key, e);
   }
-  return writeEvents(client, [...grouped.values()], file);
+  return [...grouped.values()];
 }

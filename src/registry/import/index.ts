@@ -247,7 +247,7 @@ export async function importFiles(
             (client, r) => recordImport(client, file, sum, startedAt, { ...r, updated: 0, skippedOlder: 0 }),
             (stats) => checkRefusal(file, stats, opts.refuse),
             opts,
-          ).then((r) => ({ ...r, updated: 0, skippedOlder: 0, events: 0, monitoringMs: 0 }))
+          ).then((r) => ({ ...r, updated: 0, skippedOlder: 0 }))
         : await applyChanges(pool, file, sum, startedAt, progress, opts.refuse);
       fullLoaded ||= file.fullLoad;
       // Once a snapshot's tables are all in (the next file is not another), before the daily files:
