@@ -22,9 +22,12 @@ const cli = (args: string[]) =>
     cwd: projectRoot,
     env: { ...process.env, DATABASE_URL: t.db.url, LOG_LEVEL: 'silent', WEBHOOKS_ALLOW_PRIVATE: '0' },
   }).then(
-    (r) => ({ code: 0, out: JSON.parse(r.stdout) as Record<string, unknown> & Array<Record<string, unknown>> }),
-    (e: { code: number; stdout: string }) => ({ code: e.code, out: JSON.parse(e.stdout) }),
+    (r) => ({ code: 0, out: JSON.parse(r.stdout) as Record<string, unknown> }),
+    (e: { code: number; stdout: string }) => ({ code: e.code, out: JSON.parse(e.stdout) as Record<string, unknown> }),
   );
+
+/** A listing's rows (the JSON output of a list command is an array). */
+const rows = (out: unknown) => out as Array<Record<string, unknown>>;
 
 const count = async (table: string, workspace: string): Promise<number> =>
   (await t.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE workspace_id = $1`, [workspace]))
@@ -49,7 +52,7 @@ describe('registry webhooks / watches', () => {
     assert.equal(paused.out.paused_reason, 'paused by hand');
     const listed = await cli(['webhooks', 'list', ...w]);
     assert.deepEqual(
-      listed.out.map((e) => [e.id, e.paused, e.secret]),
+      rows(listed.out).map((e) => [e.id, e.paused, e.secret]),
       [[id, true, undefined]],
     );
     const log = await cli(['webhooks', 'deliveries', id, '--limit', '5', ...w]);
@@ -57,7 +60,7 @@ describe('registry webhooks / watches', () => {
     assert.deepEqual((await cli(['webhooks', 'delete', id, ...w])).out, { id, deleted: true });
     const again = await cli(['webhooks', 'delete', id, ...w]);
     assert.equal(again.code, 1);
-    assert.match(again.out.error, /No webhook endpoint/);
+    assert.match(String(again.out.error), /No webhook endpoint/);
   });
 
   it('watches, saves searches, lists and replays events', async () => {
@@ -66,7 +69,7 @@ describe('registry webhooks / watches', () => {
     const doc = (await t.db.pool.query<{ d: string }>('SELECT document_number AS d FROM registry.entities LIMIT 1'))
       .rows[0]!.d;
     assert.equal((await cli(['watches', 'add', doc.toLowerCase(), ...w])).out.document_number, doc);
-    assert.equal((await cli(['watches', 'list', ...w])).out.length, 1);
+    assert.equal(rows((await cli(['watches', 'list', ...w])).out).length, 1);
     const saved = await cli([
       'watches',
       'save-search',
@@ -78,12 +81,12 @@ describe('registry webhooks / watches', () => {
     ]);
     assert.equal(saved.code, 0, JSON.stringify(saved.out));
     assert.deepEqual(saved.out.params, { principal_city: 'MIAMI', entity_type: ['FLAL'] });
-    assert.equal((await cli(['watches', 'searches', ...w])).out.length, 1);
+    assert.equal(rows((await cli(['watches', 'searches', ...w])).out).length, 1);
     const hook = await cli(['webhooks', 'add', 'https://hooks.example.com/in', ...w]);
     const ping = await cli(['webhooks', 'test', String(hook.out.id), ...w]);
     const events = await cli(['watches', 'events', '--limit', '5', ...w]);
     assert.deepEqual(
-      events.out.map((e) => e.id),
+      rows(events.out).map((e) => e.id),
       [ping.out.id],
     );
     const replayed = await cli(['watches', 'replay', String(ping.out.id), ...w]);
@@ -111,7 +114,7 @@ describe('registry webhooks / watches', () => {
     for (const [args, message] of cases) {
       const res = await cli([...args, '--json']);
       assert.equal(res.code, 1, `${args.join(' ')}: ${JSON.stringify(res.out)}`);
-      assert.match(res.out.error, message, args.join(' '));
+      assert.match(String(res.out.error), message, args.join(' '));
     }
     for (const table of ['webhook_endpoints', 'watched_entities', 'saved_searches'])
       assert.equal((await count(table, ws)) + (await count(table, dev)), 0, table);
