@@ -19,7 +19,13 @@ interface PageOpts extends WorkspaceOpt {
   offset?: string;
 }
 
+/** The workspace's plan; a mistyped workspace is refused ("no workspace ...") rather than listed as empty. */
 const plan = async (c: Ctx, workspace: string) => (await getWorkspace(c.pool, workspace)).plan;
+/** `list` after checking the workspace exists. */
+const listOf = async <T>(c: Ctx, workspace: string, list: () => Promise<T>): Promise<T> => {
+  await plan(c, workspace);
+  return list();
+};
 const page = (o: PageOpts) => ({ ...(o.limit ? { limit: o.limit } : {}), ...(o.offset ? { offset: o.offset } : {}) });
 const lines = <T>(rows: T[], line: (r: T) => string, none: string): string =>
   rows.length ? rows.map(line).join('\n') : none;
@@ -39,7 +45,7 @@ function registerWebhooks(program: Command): void {
   const hooks = program.command('webhooks').description("a workspace's webhook endpoints and their delivery log");
   sub(hooks, 'list', 'the endpoints (secrets are never listed)').action(
     action(
-      (c, o: WorkspaceOpt) => store.listEndpoints(c.pool, o.workspace),
+      (c, o: WorkspaceOpt) => listOf(c, o.workspace, () => store.listEndpoints(c.pool, o.workspace)),
       (rows) => lines(rows, endpointLine, 'no webhook endpoints'),
     ),
   );
@@ -115,7 +121,7 @@ function registerWatches(program: Command): void {
   const watches = program.command('watches').description("a workspace's watched entities, saved searches and events");
   sub(watches, 'list', 'the watched entities').action(
     action(
-      (c, o: WorkspaceOpt) => store.listWatches(c.pool, o.workspace),
+      (c, o: WorkspaceOpt) => listOf(c, o.workspace, () => store.listWatches(c.pool, o.workspace)),
       (rows) => lines(rows, (w) => `${w.document_number}  ${w.name ?? '(no longer in the registry)'}`, 'no watches'),
     ),
   );
@@ -139,7 +145,11 @@ function registerWatches(program: Command): void {
   sub(watches, 'searches', 'the saved searches').action(
     action(
       async (c, o: WorkspaceOpt) =>
-        (await store.listSavedSearches(c.pool, o.workspace)).map((s) => ({ id: s.id, name: s.name, params: s.params })),
+        (await listOf(c, o.workspace, () => store.listSavedSearches(c.pool, o.workspace))).map((s) => ({
+          id: s.id,
+          name: s.name,
+          params: s.params,
+        })),
       (rows) => lines(rows, (s) => `${s.id}  ${s.name}  ${JSON.stringify(s.params)}`, 'no saved searches'),
     ),
   );
@@ -180,6 +190,7 @@ function registerWatches(program: Command): void {
             ...(o.type ? { type: o.type } : {}),
             ...page(o),
           });
+          await plan(c, o.workspace);
           const opts = { limit: p.limit, offset: p.offset };
           return (
             await store.listEvents(c.pool, o.workspace, {
