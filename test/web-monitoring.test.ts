@@ -1,8 +1,11 @@
 // The account's Monitoring page (docs/web.md): the plan's limits, a workspace's own endpoints, saved
 // searches and events, text escaped, another workspace's never shown; a plan without monitoring says so.
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setPlan } from '../src/accounts/workspaces.js';
+import { deliverDue } from '../src/monitoring/delivery.js';
 import { addSavedSearch, createEndpoint, sendTestEvent } from '../src/monitoring/store.js';
 import { testApp, type TestApp } from './support/app.js';
 import { WebClient } from './support/web.js';
@@ -62,6 +65,30 @@ describe('the Monitoring page', () => {
     assert.match(res.body, new RegExp(event.id));
     assert.match(res.body, /of 5 on this plan/); // Growth's endpoints
     assert.ok(!res.body.includes('ben.example.com'), "another workspace's endpoint is never shown");
+  });
+
+  it("shows each endpoint's latest delivery attempts: answer, latency, response excerpt escaped", async () => {
+    const ws = await workspaceOf('ana@example.com');
+    const receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(500).end('<b>receiver down</b>'));
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`;
+      const endpoint = await createEndpoint(t.db.pool, ws, 'growth', url, ['entity.updated'], true);
+      await sendTestEvent(t.db.pool, ws, endpoint.id);
+      await deliverDue(t.db.pool, { allowPrivate: true, retrySeconds: 3600 }, null);
+    } finally {
+      await new Promise((r) => receiver.close(r));
+    }
+    const res = await a.get('/account/monitoring');
+    assert.match(res.body, /Latest delivery attempts/);
+    assert.match(res.body, />500</);
+    assert.match(res.body, /HTTP 500/);
+    assert.match(res.body, /\d+ ms/);
+    assert.match(res.body, /&lt;b&gt;receiver down&lt;\/b&gt;/);
+    assert.ok(!res.body.includes('<b>receiver down'), 'the excerpt is escaped');
   });
 
   it('asks for a session', async () => {

@@ -1,7 +1,11 @@
 // The monitoring routes (docs/webhooks.md): by key, not metered, zod-validated with the error envelope, in
 // OpenAPI; the events listing as an MCP-metered operation.
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { deliverDue } from '../src/monitoring/delivery.js';
+import { createEndpoint, sendTestEvent } from '../src/monitoring/store.js';
 import { testApp, type TestApp } from './support/app.js';
 import { loadFixture } from './support/fixture.js';
 
@@ -119,5 +123,59 @@ describe('monitoring routes', () => {
     assert.deepEqual(spec.paths['/webhooks'].post.requestBody.content['application/json'].schema.required, ['url']);
     assert.ok(spec.paths['/watches/entities/{document_number}'].delete);
     assert.equal(spec.paths['/watches/events'].get['x-mcp-tool'], 'list_watch_events');
+  });
+
+  it("reads an endpoint's delivery log: newest first, status, latency, excerpt, attempt number", async () => {
+    let calls = 0;
+    const receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        calls++;
+        if (calls === 1) res.writeHead(503).end('busy, try later');
+        else res.writeHead(200).end('ok thanks');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      // Loopback is refused to the REST route here (WEBHOOKS_ALLOW_PRIVATE=0), so the store registers it.
+      const ep = await createEndpoint(t.db.pool, workspace, 'growth', url, ['entity.updated'], true);
+      const ping = await sendTestEvent(t.db.pool, workspace, ep.id);
+      const settings = { allowPrivate: true, retrySeconds: 0.05 };
+      await deliverDue(t.db.pool, settings, null);
+      await new Promise((r) => setTimeout(r, 100));
+      await deliverDue(t.db.pool, settings, null);
+      assert.equal(calls, 2);
+
+      const res = await call('GET', `/v1/webhooks/${ep.id}/deliveries`);
+      assert.equal(res.statusCode, 200, res.body);
+      const { data, pagination } = res.json();
+      assert.equal(pagination.total, 2);
+      assert.deepEqual(
+        data.map((a: Record<string, unknown>) => [a.event_id, a.attempt, a.status_code, a.response_excerpt, a.error]),
+        [
+          [ping.id, 2, 200, 'ok thanks', null],
+          [ping.id, 1, 503, 'busy, try later', 'HTTP 503'],
+        ],
+      );
+      assert.ok(data.every((a: { latency_ms: number }) => Number.isInteger(a.latency_ms) && a.latency_ms >= 0));
+      assert.equal(data[0].delivery_status, 'delivered');
+      assert.equal(data[0].event_type, 'ping');
+      const second = (await call('GET', `/v1/webhooks/${ep.id}/deliveries?limit=1&offset=1`)).json();
+      assert.equal(second.data[0].attempt, 1);
+      assert.equal(second.pagination.has_more, false);
+
+      assert.equal((await call('GET', '/v1/webhooks/we_0123456789abcdef0123/deliveries')).statusCode, 404);
+      assert.equal((await call('GET', '/v1/webhooks/nope/deliveries')).statusCode, 400);
+      assert.equal((await call('GET', `/v1/webhooks/${ep.id}/deliveries?limit=0`)).statusCode, 400);
+      const other = await t.workspace('growth');
+      const foreign = await call('GET', `/v1/webhooks/${ep.id}/deliveries`, undefined, other.key.key);
+      assert.equal(foreign.statusCode, 404, 'another workspace never reads this log');
+      const spec = (await t.get('/v1/openapi.json')).json();
+      assert.ok(spec.paths['/webhooks/{id}/deliveries'].get);
+      await call('DELETE', `/v1/webhooks/${ep.id}`);
+    } finally {
+      await new Promise((r) => receiver.close(r));
+    }
   });
 });

@@ -36,7 +36,7 @@ const all = <T>(rows: T[]) => ({
 });
 const Removed = z.object({ removed: z.literal(true) });
 
-const listEntityWatches = defineOperation({
+export const listEntityWatches = defineOperation({
   name: 'listEntityWatches',
   tool: null,
   path: '/watches/entities',
@@ -53,7 +53,7 @@ const listEntityWatches = defineOperation({
   },
 });
 
-const watchEntity = defineOperation({
+export const watchEntity = defineOperation({
   name: 'watchEntity',
   tool: null,
   method: 'post',
@@ -74,7 +74,7 @@ const watchEntity = defineOperation({
   },
 });
 
-const unwatchEntity = defineOperation({
+export const unwatchEntity = defineOperation({
   name: 'unwatchEntity',
   tool: null,
   method: 'delete',
@@ -93,7 +93,7 @@ const unwatchEntity = defineOperation({
   },
 });
 
-const listSavedSearchWatches = defineOperation({
+export const listSavedSearchWatches = defineOperation({
   name: 'listSavedSearches',
   tool: null,
   path: '/watches/searches',
@@ -111,7 +111,7 @@ const listSavedSearchWatches = defineOperation({
   },
 });
 
-const saveSearch = defineOperation({
+export const saveSearch = defineOperation({
   name: 'saveSearch',
   tool: null,
   method: 'post',
@@ -137,7 +137,7 @@ const saveSearch = defineOperation({
   },
 });
 
-const deleteSavedSearchWatch = defineOperation({
+export const deleteSavedSearchWatch = defineOperation({
   name: 'deleteSavedSearch',
   tool: null,
   method: 'delete',
@@ -156,7 +156,7 @@ const deleteSavedSearchWatch = defineOperation({
   },
 });
 
-const listWatchEvents = defineOperation({
+export const listWatchEvents = defineOperation({
   name: 'listWatchEvents',
   tool: 'list_watch_events',
   path: '/watches/events',

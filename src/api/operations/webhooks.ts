@@ -1,5 +1,6 @@
 // Webhook endpoints (docs/webhooks.md): register (the secret shown once), list, pause, resume, rotate the
-// secret, delete, send a test event, replay an event. Authenticated by key, never metered, not MCP tools.
+// secret, delete, send a test event, read the delivery log, replay an event. Authenticated by key, never
+// metered, not MCP tools.
 import { z } from 'zod';
 import { EVENT_TYPES } from '../../monitoring/events.js';
 import {
@@ -10,8 +11,11 @@ import {
   replayEvent,
   sendTestEvent,
 } from '../../monitoring/store.js';
+import { listAttempts } from '../../monitoring/log.js';
 import { defineOperation, type Operation } from '../operation.js';
+import { pagination } from '../params.js';
 import { listEnvelope, singleEnvelope } from '../schemas.js';
+import { listResult } from './list.js';
 import { MonitoringEvent, monitoringId, refusing, who } from './monitoring-shared.js';
 
 const Endpoint = z
@@ -36,7 +40,7 @@ const all = <T>(rows: T[]) => ({
   pagination: { limit: rows.length, offset: 0, total: rows.length, has_more: false },
 });
 
-const listWebhooks = defineOperation({
+export const listWebhooks = defineOperation({
   name: 'listWebhooks',
   tool: null,
   path: '/webhooks',
@@ -53,7 +57,7 @@ const listWebhooks = defineOperation({
   },
 });
 
-const createWebhook = defineOperation({
+export const createWebhook = defineOperation({
   name: 'createWebhook',
   tool: null,
   method: 'post',
@@ -106,14 +110,14 @@ const endpointChange = (change: 'pause' | 'resume' | 'rotate', name: string, suf
     },
   });
 
-const pauseWebhook = endpointChange('pause', 'pauseWebhook', 'pause', 'Pause a webhook endpoint (events wait)');
-const resumeWebhook = endpointChange(
+export const pauseWebhook = endpointChange('pause', 'pauseWebhook', 'pause', 'Pause a webhook endpoint (events wait)');
+export const resumeWebhook = endpointChange(
   'resume',
   'resumeWebhook',
   'resume',
   'Resume a webhook endpoint (what waits is sent at once)',
 );
-const rotateWebhookSecret = endpointChange(
+export const rotateWebhookSecret = endpointChange(
   'rotate',
   'rotateWebhookSecret',
   'rotate-secret',
@@ -122,7 +126,7 @@ const rotateWebhookSecret = endpointChange(
 
 const Deleted = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
 
-const deleteWebhook = defineOperation({
+export const deleteWebhook = defineOperation({
   name: 'deleteWebhook',
   tool: null,
   method: 'delete',
@@ -141,7 +145,7 @@ const deleteWebhook = defineOperation({
   },
 });
 
-const testWebhook = defineOperation({
+export const testWebhook = defineOperation({
   name: 'testWebhook',
   tool: null,
   method: 'post',
@@ -159,7 +163,7 @@ const testWebhook = defineOperation({
   },
 });
 
-const replayWebhookEvent = defineOperation({
+export const replayWebhookEvent = defineOperation({
   name: 'replayWebhookEvent',
   tool: null,
   method: 'post',
@@ -179,6 +183,44 @@ const replayWebhookEvent = defineOperation({
   },
 });
 
+const DeliveryAttempt = z
+  .object({
+    event_id: z.string(),
+    event_type: z.string(),
+    attempt: z.number().int().meta({ description: 'Which attempt of this event to this endpoint (1 = first).' }),
+    attempted_at: z.string(),
+    status_code: z.number().int().nullable().meta({ description: "The receiver's HTTP status; null if none came." }),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the attempt failed (timeout, refused address, HTTP 500...).' }),
+    latency_ms: z.number().int(),
+    response_excerpt: z.string().nullable().meta({ description: "The response body's first kilobyte." }),
+    delivery_status: z.string().meta({ description: "The event's delivery now: pending, delivered or failed." }),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+
+export const listWebhookDeliveries = defineOperation({
+  name: 'listWebhookDeliveries',
+  tool: null,
+  path: '/webhooks/{id}/deliveries',
+  title: "An endpoint's delivery log",
+  description:
+    'Every attempt to deliver an event to this endpoint in the last 30 days, newest first: status code or ' +
+    'error, latency and the start of the response. Free of charge.',
+  params: z.strictObject({ id: endpointId, ...pagination(50, 200) }),
+  kind: 'list',
+  result: DeliveryAttempt,
+  response: listEnvelope(DeliveryAttempt),
+  metered: false,
+  errors: [404],
+  async handle(p, ctx) {
+    const page = { limit: p.limit, offset: p.offset };
+    const log = await refusing(() => listAttempts(ctx.services.monitoring.pool, who(ctx).workspace, p.id, page));
+    return listResult({ hits: log.rows, total: log.total }, page);
+  },
+});
+
 export const WEBHOOK_OPERATIONS = [
   listWebhooks,
   createWebhook,
@@ -187,5 +229,6 @@ export const WEBHOOK_OPERATIONS = [
   resumeWebhook,
   rotateWebhookSecret,
   testWebhook,
+  listWebhookDeliveries,
   replayWebhookEvent,
 ] as unknown as readonly Operation[];

@@ -25,15 +25,15 @@ import type { Database } from '../../db/index.js';
 import { withDatabase } from '../context.js';
 import { keyValueLines, printResult, type OutputOptions } from '../output.js';
 
-const json = (c: Command): Command => c.option('--json', 'print as JSON');
+export const json = (c: Command): Command => c.option('--json', 'print as JSON');
 
-interface Ctx {
+export interface Ctx {
   pool: Database['pool'];
   config: Config;
 }
 
-/** A command's action: `work` runs with the database open; its result is printed. */
-function action<A extends unknown[], T>(
+/** A command's action (also the monitoring commands'): `work` runs with the database open; its result is printed. */
+export function action<A extends unknown[], T>(
   work: (ctx: Ctx, ...args: A) => Promise<T>,
   human: (r: T) => string = (r) => keyValueLines(r as Record<string, unknown>),
 ) {

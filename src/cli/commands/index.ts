@@ -6,6 +6,7 @@ import { registerGenerate } from './generate.js';
 import { registerImport } from './import.js';
 import { registerJobs } from './jobs.js';
 import { registerMcp } from './mcp.js';
+import { registerMonitoring } from './monitoring.js';
 import { registerPrewarm } from './prewarm.js';
 import { registerRefresh } from './refresh.js';
 import { registerServe } from './serve.js';
@@ -20,6 +21,7 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   registerRefresh,
   registerAccounts,
   registerBilling,
+  registerMonitoring,
   registerJobs,
   registerMcp,
 ];

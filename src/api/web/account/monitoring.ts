@@ -1,8 +1,10 @@
-// Monitoring at a glance (docs/webhooks.md): the workspace's webhook endpoints, watched entities, saved
-// searches and latest events with each delivery's state, against the plan's limits. Changes are made
+// Monitoring at a glance (docs/webhooks.md): the workspace's webhook endpoints with their latest delivery
+// attempts, watched entities, saved searches and latest events with each delivery's state, against the plan's
+// limits. Changes are made
 // through the API (/v1/webhooks, /v1/watches), whose secrets are shown once to the caller that made them.
 import type { FastifyInstance } from 'fastify';
 import { PLANS, type PlanSlug } from '../../../accounts/catalog.js';
+import { listAttempts } from '../../../monitoring/log.js';
 import { listEndpoints, listEvents, listSavedSearches, listWatches } from '../../../monitoring/store.js';
 import type { WebDeps } from '../context.js';
 import { html, num, when, type Html } from '../html.js';
@@ -10,6 +12,8 @@ import { member, render, workspaceOf } from './shared.js';
 
 /** Latest events shown: a week of a busy watchlist; the API pages through the rest. */
 export const MONITORING_EVENTS_SHOWN = 25;
+/** Latest attempts shown per endpoint: enough to see whether it answers; the API pages through the log. */
+export const ATTEMPTS_SHOWN = 5;
 
 const table = (head: string[], rows: Html[], empty: string): Html =>
   html`<div class="table-wrap">
@@ -63,6 +67,12 @@ export async function monitoringRoutes(app: FastifyInstance, deps: WebDeps): Pro
       listEvents(deps.pool, m.workspaceId, { limit: MONITORING_EVENTS_SHOWN, offset: 0 }),
     ]);
     const urlOf = new Map(endpoints.map((e) => [e.id, e.url]));
+    const attempts = await Promise.all(
+      endpoints.map(async (e) => ({
+        url: e.url,
+        rows: (await listAttempts(deps.pool, m.workspaceId, e.id, { limit: ATTEMPTS_SHOWN, offset: 0 })).rows,
+      })),
+    );
     const body = html`<div class="stats">
         <div class="stat">
           <div class="label">Webhook endpoints</div>
@@ -101,6 +111,32 @@ export async function monitoringRoutes(app: FastifyInstance, deps: WebDeps): Pro
           ),
           'No endpoint yet: POST /v1/webhooks registers one.',
         )}
+      </div>
+      <div class="card">
+        <h2>Latest delivery attempts</h2>
+        ${table(
+          ['Time (UTC)', 'Endpoint', 'Event', 'Answer', 'Latency', 'Response'],
+          attempts.flatMap((e) =>
+            e.rows.map(
+              (a) =>
+                html`<tr>
+                  <td class="nowrap">${when(a.attempted_at)}</td>
+                  <td class="mono">${e.url}</td>
+                  <td class="mono">${a.event_id} #${a.attempt}</td>
+                  <td>
+                    <span class="pill ${a.error ? 'err' : 'ok'}">${a.status_code ?? 'none'}</span>
+                    <span class="hint">${a.error ?? ''}</span>
+                  </td>
+                  <td class="nowrap">${num(a.latency_ms)} ms</td>
+                  <td class="mono">${a.response_excerpt ?? ''}</td>
+                </tr>`,
+            ),
+          ),
+          'No attempt in the last 30 days.',
+        )}
+        <p class="hint">
+          The ${ATTEMPTS_SHOWN} latest per endpoint; GET /v1/webhooks/{id}/deliveries pages through 30 days.
+        </p>
       </div>
       <div class="card">
         <h2>Watched entities</h2>
