@@ -118,9 +118,11 @@ export async function matchesOfTouched(
     // Only the rows matching something, each with the positions (from 1) of the predicates it meets.
     const predicates = batch.conditions.map((c) => `coalesce(${c}, false)`).join(', ');
     const { rows } = await client.query<{ document_number: string; hits: number[] }>(
-      `SELECT document_number, hits FROM (
-         SELECT e.document_number, array_positions(ARRAY[${predicates}], true) AS hits
-         FROM registry.entities e WHERE e.document_number IN (SELECT document_number FROM ${touched})) m
+      // The touched rows first: evaluated in the scan, the predicates would be tested on every entity.
+      `WITH e AS MATERIALIZED (
+         SELECT * FROM registry.entities WHERE document_number IN (SELECT document_number FROM ${touched}))
+       SELECT document_number, hits FROM (
+         SELECT e.document_number, array_positions(ARRAY[${predicates}], true) AS hits FROM e) m
        WHERE cardinality(hits) > 0`,
       batch.params,
     );
