@@ -15,34 +15,19 @@ export async function noneHoldsAll(
 ): Promise<boolean> {
   if (terms.length < RELAXED_MIN_WORDS) return false;
   if (terms.some((t) => t.expansions.length === 0)) return true;
-  // Most queries are held as typed: the rows of a word as typed (not its typos') answer at once.
-  const typed = terms.filter((t) => t.expansions.includes(t.word)).sort((a, b) => a.rows - b.rows)[0];
-  if (typed && (await holdsAll(pool, from, column, terms, { term: typed, words: [typed.word] }))) return false;
-  const rarest = [...terms].sort((a, b) => a.rows - b.rows)[0]!;
-  return !(await holdsAll(pool, from, column, terms, { term: rarest, words: rarest.expansions }));
+  // Most queries are held as typed: their words alone (not their typos', a number's dozens) answer first.
+  const typed = terms.every((t) => t.expansions.includes(t.word));
+  if (typed && (await holdsAll(pool, from, (sql) => termsMatch(sql, column, terms.map(asTyped))))) return false;
+  return !(await holdsAll(pool, from, (sql) => termsMatch(sql, column, terms)));
 }
 
-/**
- * Whether a row holds every term, read through the index by `by.words` alone (of `by.term`), the other
- * terms checked on its rows: the words' index only builds whole bitmaps, and a common word's (ST, GROUP)
- * or a number's typos cost more than the rows they would rule out.
- */
-async function holdsAll(
-  pool: pg.Pool | pg.PoolClient,
-  from: string,
-  column: string,
-  terms: readonly Term[],
-  by: { term: Term; words: string[] },
-): Promise<boolean> {
+const asTyped = (t: Term): Term => ({ ...t, expansions: [t.word] });
+
+/** Whether some row of `from` meets `match`. */
+async function holdsAll(pool: pg.Pool | pg.PoolClient, from: string, match: (sql: Sql) => string): Promise<boolean> {
   const sql = new Sql();
-  const indexed = `${column} && ${sql.p(by.words)}::text[]`;
-  const checked = termsMatch(
-    sql,
-    `(${column} || '{}'::text[])`,
-    terms.filter((t) => t !== by.term),
-  );
   const { rows } = await pool.query<{ found: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM ${from} WHERE ${indexed} AND ${checked}) AS found`,
+    `SELECT EXISTS (SELECT 1 FROM ${from} WHERE ${match(sql)}) AS found`,
     sql.params,
   );
   return rows[0]!.found;
