@@ -17,11 +17,13 @@ before(async () => {
 });
 after(() => t.close());
 
-const cli = (args: string[]) =>
+const run = (args: string[]) =>
   promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/cli/main.ts'), ...args], {
     cwd: projectRoot,
     env: { ...process.env, DATABASE_URL: t.db.url, LOG_LEVEL: 'silent', WEBHOOKS_ALLOW_PRIVATE: '0' },
-  }).then(
+  });
+const cli = (args: string[]) =>
+  run(args).then(
     (r) => ({ code: 0, out: JSON.parse(r.stdout) as Record<string, unknown> }),
     (e: { code: number; stdout: string }) => ({ code: e.code, out: JSON.parse(e.stdout) as Record<string, unknown> }),
   );
@@ -42,6 +44,11 @@ describe('registry webhooks / watches', () => {
     assert.match(String(added.out.secret), /^whsec_[0-9a-f]{64}$/);
     assert.deepEqual(added.out.event_types, ['entity.updated']);
     const id = String(added.out.id);
+    // Read by a person: the endpoint, then its secret once, on a line of its own.
+    const other = (await t.workspace('growth')).workspace.id;
+    const shown = (await run(['webhooks', 'add', 'https://hooks.example.com/two', '--workspace', other])).stdout;
+    assert.match(shown, /\n\nSigning secret \(shown once, keep it safe\): whsec_[0-9a-f]{64}\n/);
+    assert.doesNotMatch(shown, /^secret/m);
     const [ping, rotated, paused] = [
       await cli(['webhooks', 'test', id, ...w]),
       await cli(['webhooks', 'rotate-secret', id, ...w]),

@@ -31,8 +31,8 @@ const lines = <T>(rows: T[], line: (r: T) => string, none: string): string =>
   rows.length ? rows.map(line).join('\n') : none;
 const endpointLine = (e: store.Endpoint): string =>
   `${e.id}  ${e.paused ? `paused (${e.paused_reason})` : 'active'}  ${e.url}  ${e.event_types.join(',')}`;
-const withSecret = (e: store.Endpoint): string =>
-  `${keyValueLines({ ...e, secret: undefined })}\n\nSigning secret (shown once, keep it safe): ${e.secret}`;
+const withSecret = ({ secret, ...endpoint }: store.Endpoint): string =>
+  `${keyValueLines(endpoint)}\n\nSigning secret (shown once, keep it safe): ${secret}`;
 const eventLine = (e: store.StoredEvent): string =>
   `${e.id}  ${e.type}  ${e.created_at}  ` +
   (e.deliveries.map((d) => `${d.endpoint_id}:${d.status}(${d.attempts})`).join(' ') || 'no deliveries');
