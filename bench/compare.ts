@@ -14,7 +14,7 @@ import { startEmbedded } from '../src/db/embedded.js';
 import { createPool } from '../src/db/pool.js';
 import { drawMix } from './mix.js';
 import { ENTITY_NAME_KINDS, percentiles } from './report.js';
-import { freePort, serverProcess } from '../test/support/server-process.js';
+import { benchServer } from '../test/support/server-process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -27,20 +27,7 @@ const { values: args } = parseArgs({
 if (!args.other) throw new Error('--other DIR is required');
 const PEPPER = 'bench-compare-pepper';
 
-async function serve(root: string, url: string): Promise<{ base: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = await serverProcess(
-    {
-      DATABASE_URL: url,
-      PORT: String(port),
-      SCHEDULER: '0',
-      API_KEY_PEPPER: PEPPER,
-      DATA_DIR: path.join(root, 'bench', 'work', 'server'),
-    },
-    { compiledIn: root, stdout: 'inherit' },
-  );
-  return { base: `http://127.0.0.1:${port}`, child };
-}
+const serve = (root: string, url: string) => benchServer(root, url, PEPPER, path.join(root, 'bench', 'work', 'server'));
 
 const server = args.database ? null : await startEmbedded(path.join(projectRoot, 'bench', 'work'), { name: 'pg' });
 const url = new URL(args.database ?? server!.adminUrl);

@@ -4,7 +4,7 @@
 // child process), runs the realistic mix through HTTP with autocannon, runs the naive pg_trgm design
 // on the same database, and writes bench/results/<label>.json and .md. Prints figures; fails only
 // when relevance is below target (timings are noisy on shared machines).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -32,7 +32,7 @@ import {
   type Slow,
   type Timed,
 } from './report.js';
-import { freePort, serverProcess } from '../test/support/server-process.js';
+import { benchServer } from '../test/support/server-process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -160,20 +160,7 @@ async function build(): Promise<void> {
   );
 }
 
-async function startServer(url: string): Promise<{ base: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = await serverProcess(
-    {
-      DATABASE_URL: url,
-      PORT: String(port),
-      SCHEDULER: '0',
-      API_KEY_PEPPER: PEPPER,
-      DATA_DIR: path.join(work, 'server'),
-    },
-    { compiledIn: projectRoot, stdout: 'inherit' },
-  );
-  return { base: `http://127.0.0.1:${port}`, child };
-}
+const startServer = (url: string) => benchServer(projectRoot, url, PEPPER, path.join(work, 'server'));
 
 const rssMiB = async (pid: number): Promise<number> => {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');

@@ -38,3 +38,21 @@ export async function serverProcess(
   });
   return child;
 }
+
+/**
+ * The compiled server of checkout `root` on `url`, as the benches load it: on a free port, no scheduled jobs,
+ * its log passed through; resolves with its address.
+ */
+export async function benchServer(
+  root: string,
+  url: string,
+  pepper: string,
+  dataDir: string,
+): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = await serverProcess(
+    { DATABASE_URL: url, PORT: String(port), SCHEDULER: '0', API_KEY_PEPPER: pepper, DATA_DIR: dataDir },
+    { compiledIn: root, stdout: 'inherit' },
+  );
+  return { base: `http://127.0.0.1:${port}`, child };
+}
