@@ -156,3 +156,17 @@ export async function openSite(env: Record<string, string> = {}): Promise<Site> 
 /** A full-page screenshot under test-results/screenshots. */
 export const screenshot = (page: Page, name: string): Promise<Buffer> =>
   page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+/** Signs up through the forms and the verification mail; returns the first live key, shown once. */
+export async function signUpInBrowser(site: Site, page: Page, email: string, password: string): Promise<string> {
+  await page.goto(`${site.base}/signup`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  const mail = await site.mail.mail(email, /Verify/);
+  const link = /https?:\/\/\S+\/verify\?token=\S+/.exec(mail.text)?.[0];
+  if (!link?.startsWith(site.base)) throw new Error(`no verification link in: ${mail.text}`);
+  await page.goto(link);
+  await page.getByRole('button', { name: 'Verify and continue' }).click();
+  return page.locator('#new-key').innerText();
+}
