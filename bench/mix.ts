@@ -3,7 +3,7 @@
 // in either order, ZIPs and street fragments, each alone and with filters.
 import type pg from 'pg';
 import { Rng } from '../src/registry/generator/random.js';
-import { addressKey, nameKey } from '../src/registry/normalize.js';
+import { addressKey, nameKey, personKey } from '../src/registry/normalize.js';
 import { misspell } from './typos.js';
 
 export interface Query {
@@ -13,7 +13,8 @@ export interface Query {
   /**
    * For relevance: the document number (or officer/agent name) meant, and its normalized name;
    * `namesAnother` when a changed name is itself the name (legal form aside) of other registered
-   * entities, which rank before the one meant as exact matches.
+   * entities, a mistyped person's name another officer's, or a mistyped address the start of another
+   * entity's: those rank before the one meant as exact matches (markNamesAnother).
    */
   readonly expect?: { doc: string; norm: string; namesAnother?: boolean; address?: string };
 }
@@ -190,7 +191,6 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
     const added = addedWord(e, t.pick(other));
     if (added) add('added_word', { name: added }, e);
   }
-  await markNamesAnother(pool, queries);
   for (let i = 0; i < Math.max(3, perKind / 10); i++)
     queries.push({
       kind: 'deep_page',
@@ -202,15 +202,27 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
   );
   const ids = (max: number, n: number): number[] => Array.from({ length: n }, () => 1 + r.int(max));
   const officers = (
-    await pool.query<{ last_name: string; first_name: string; document_number: string; name_norm: string }>(
-      `SELECT o.last_name, o.first_name, o.document_number, o.name_norm FROM registry.officers o
+    await pool.query<{
+      last_name: string;
+      first_name: string;
+      middle_initial: string | null;
+      name_suffix: string | null;
+      document_number: string;
+      name_norm: string;
+    }>(
+      `SELECT o.last_name, o.first_name, o.middle_initial, o.name_suffix, o.document_number, o.name_norm
+       FROM registry.officers o
        WHERE o.entity_id = ANY($1) AND o.last_name IS NOT NULL AND o.first_name IS NOT NULL
        ORDER BY array_position($1, o.entity_id), o.slot LIMIT $2`,
       [ids(maxima[0]!.entity, perKind * 4), perKind],
     )
   ).rows;
   for (const o of officers) {
-    const name = r.int(2) ? `${o.first_name} ${o.last_name}` : `${o.last_name}, ${o.first_name}`;
+    // The name as the registry holds it (an initial and a suffix too: without them it is often that of
+    // dozens of others at full scale), in either order.
+    const given = [o.first_name, o.middle_initial].filter(Boolean).join(' ');
+    const suffix = o.name_suffix ? ` ${o.name_suffix}` : '';
+    const name = r.int(2) ? `${given} ${o.last_name}${suffix}` : `${o.last_name}, ${given}${suffix}`;
     queries.push({
       kind: 'officer',
       path: `/officers/search?${q({ name })}`,
@@ -250,6 +262,7 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
         expect: { doc: e.document_number, norm: e.name_norm, address: addressKey(e.principal_addr1!).norm },
       });
   }
+  await markNamesAnother(pool, queries);
   return queries;
 }
 
@@ -257,19 +270,42 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
  * Marks the changed names that other entities are registered under (their core, legal form aside):
  * at 12.6 million generated entities GREAT PROPERTIES LLC, one word dropped from GREAT REBOOT
  * PROPERTIES LLC, is the name of 118 others. No ranking can prefer the one meant over exact matches.
+ * The same for a mistyped person's name that is another officer's (LUCA FERNANDEZ for LUCAS), and a
+ * mistyped street address that begins another entity's (63 SUNSET AVE for 613 SUNSET AVE).
  */
 async function markNamesAnother(pool: pg.Pool, queries: Query[]): Promise<void> {
-  const changed = queries.filter((x) => CHANGED_KINDS.has(x.kind) && x.expect);
-  const cores = changed.map((x) => nameKey(new URLSearchParams(x.path.split('?')[1]).get('name')!).core);
-  const { rows } = await pool.query<{ i: number }>(
+  const param = (x: Query, name: string): string => new URLSearchParams(x.path.split('?')[1]).get(name)!;
+  const mark = async (kinds: ReadonlySet<string>, sql: string, typed: (x: Query) => string): Promise<void> => {
+    const changed = queries.filter((x) => kinds.has(x.kind) && x.expect);
+    const { rows } = await pool.query<{ i: number }>(sql, [
+      changed.map(typed),
+      changed.map((x) => x.expect!.address ?? x.expect!.norm),
+    ]);
+    for (const { i } of rows) {
+      const x = changed[Number(i) - 1]!;
+      queries[queries.indexOf(x)] = { ...x, expect: { ...x.expect!, namesAnother: true } };
+    }
+  };
+  await mark(
+    CHANGED_KINDS,
     `SELECT u.i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(core, norm, i)
      WHERE EXISTS (SELECT 1 FROM registry.entities e WHERE e.name_core = u.core AND e.name_norm <> u.norm)`,
-    [cores, changed.map((x) => x.expect!.norm)],
+    (x) => nameKey(param(x, 'name')).core,
   );
-  for (const { i } of rows) {
-    const x = changed[Number(i) - 1]!;
-    queries[queries.indexOf(x)] = { ...x, expect: { ...x.expect!, namesAnother: true } };
-  }
+  await mark(
+    new Set(['officer_typo']),
+    `SELECT u.i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(typed, norm, i)
+     WHERE EXISTS (SELECT 1 FROM registry.officers o WHERE o.name_words @> string_to_array(u.typed, ' ')
+                   AND o.name_sorted = u.typed AND o.name_norm <> u.norm)`,
+    (x) => personKey(param(x, 'name')).sorted,
+  );
+  await mark(
+    new Set(['address_typo']),
+    `SELECT u.i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(typed, meant, i)
+     WHERE EXISTS (SELECT 1 FROM registry.entities e WHERE e.address_words @> string_to_array(u.typed, ' ')
+                   AND e.address_norm LIKE u.typed || '%' AND e.address_norm NOT LIKE u.meant || '%')`,
+    (x) => addressKey(param(x, 'query')).norm,
+  );
 }
 
 /** Entity detail requests for random document numbers. */
