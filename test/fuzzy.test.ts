@@ -45,6 +45,9 @@ const OTHERS = [
   'OAK DRIVE HOMES LLC',
   'QUARRY LOGISTICS GROUP LLC',
   'BRIGHT HARBOR HOLDINGS LLC',
+  'O&Z REALTY, LLC',
+  'B&K REALTY LLC',
+  'OZARK REALTY INC',
 ];
 
 const entities: Corp[] = [...MEANT, ...OTHERS].map((name, i) => ({
@@ -111,6 +114,12 @@ describe('typos that once answered nothing', () => {
     const { docs, total } = await search('ACOSTA HOLDINGS LLC');
     assert.equal(docs[0], docOf('ACOSTA HOLDINGS LLC'));
     assert.equal(total, 1);
+  });
+
+  it('initials must match: O&Z REALTY is not every REALTY, and a mistyped one is the relaxed match', async () => {
+    assert.deepEqual(await search('O AND Z REALTY LLC'), { docs: [docOf('O&Z REALTY, LLC')], total: 1 });
+    const { docs } = await search('O AND X REALTY LLC');
+    assert.ok(docs.includes(docOf('O&Z REALTY, LLC')), docs.join());
   });
 
   it('a short word alone allows no typo: OAK is not OAT', async () => {

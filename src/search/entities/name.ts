@@ -3,7 +3,7 @@
 // means").
 import type pg from 'pg';
 import { isWeakWord, nameKey } from '../../registry/normalize.js';
-import { NO_TYPO_MAX_LENGTH, PREFIX_QUERY_MAX_LENGTH } from '../thresholds.js';
+import { INITIAL_MAX_LENGTH, NO_TYPO_MAX_LENGTH, PREFIX_QUERY_MAX_LENGTH } from '../thresholds.js';
 import { oneEditAway } from '../words/edits.js';
 import { carries, expandWords, type Expand, type Term } from '../words/expansion.js';
 import { noneHoldsAll } from '../words/relaxed.js';
@@ -48,11 +48,13 @@ export async function analyzeName(
 
 /**
  * The words that must match: a short word one edit from a weak word (LLa, Ol: LLC, OF) is read as that
- * weak word, which decides nothing, when a longer word carries the query.
+ * weak word, which decides nothing, when a longer word carries the query. Not an initial: most are one
+ * edit from one (O: OF, CO), and an initial is as telling as any word (INITIAL_MAX_LENGTH).
  */
 function words(all: readonly string[]): string[] {
   if (!all.some(carries)) return [...all];
-  return all.filter((w) => w.length > NO_TYPO_MAX_LENGTH || !oneEditAway(w).some(isWeakWord));
+  const telling = (w: string): boolean => w.length > NO_TYPO_MAX_LENGTH || w.length <= INITIAL_MAX_LENGTH;
+  return all.filter((w) => telling(w) || !oneEditAway(w).some(isWeakWord));
 }
 
 /** Whether the name selects rows (a prefix or words), rather than none or all. */

@@ -8,35 +8,26 @@ import type { Sql } from '../sql.js';
 import { adjacentSwaps, oneEditAway } from './edits.js';
 import {
   CARRYING_WORDS,
+  INITIAL_MAX_LENGTH,
   MAX_QUERY_WORDS,
   NO_TYPO_MAX_LENGTH,
   ONE_TYPO_MAX_LENGTH,
-  OPTIONAL_WORD_MAX_LENGTH,
   PREFIX_EXPANSION_MAX_WORDS,
   PREFIX_EXPANSION_MIN_LENGTH,
 } from '../thresholds.js';
 
 /**
- * Edits allowed for a word of this length: one for short words when the query's other words carry it
- * (a longer word, or CARRYING_WORDS words in all; else none: alone, one edit turns most short words into
- * many others); one for words up to ONE_TYPO_MAX_LENGTH characters, two for longer ones.
+ * Edits allowed for a word of this length: none for an initial; one for other short words when the query's
+ * other words carry it (a longer word, or CARRYING_WORDS words in all; else none: alone, one edit turns most
+ * short words into many others); one for words up to ONE_TYPO_MAX_LENGTH characters, two for longer ones.
  */
 export function editsAllowed(word: string, carried: boolean): number {
-  if (word.length <= NO_TYPO_MAX_LENGTH) return carried && word.length > OPTIONAL_WORD_MAX_LENGTH ? 1 : 0;
+  if (word.length <= NO_TYPO_MAX_LENGTH) return carried && word.length > INITIAL_MAX_LENGTH ? 1 : 0;
   return word.length <= ONE_TYPO_MAX_LENGTH ? 1 : 2;
 }
 
 /** Whether a word of the query is longer than a short word, and so carries the short ones. */
 export const carries = (word: string): boolean => word.length > NO_TYPO_MAX_LENGTH;
-
-/**
- * The query words that must match: a word of OPTIONAL_WORD_MAX_LENGTH characters (an initial) is left
- * out when a longer word carries the query, since it is as often mistyped or left out as it is right.
- */
-export function requiredWords(words: readonly string[]): string[] {
-  const used = words.slice(0, MAX_QUERY_WORDS);
-  return used.some(carries) ? used.filter((w) => w.length > OPTIONAL_WORD_MAX_LENGTH) : used;
-}
 
 export interface Term {
   readonly word: string;
@@ -88,7 +79,7 @@ export async function expandWordLists(
   lists: ReadonlyArray<readonly string[]>,
 ): Promise<Term[][]> {
   const queries = lists.map((words) => {
-    const used = requiredWords(words);
+    const used = words.slice(0, MAX_QUERY_WORDS);
     // Carried: by a longer word, or by as many words as an address's number, street and type.
     const carried = used.some(carries) || used.length >= CARRYING_WORDS;
     return used.map((w, i) => ({ w, d: editsAllowed(w, carried), last: i === used.length - 1 }));
