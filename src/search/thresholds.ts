@@ -14,7 +14,8 @@ export const NO_TYPO_MAX_LENGTH = 3;
 export const CARRYING_WORDS = 3;
 /** Words of at most this many characters (initials) allow no typo, carried or not: one edit makes any other
  * initial. They must match like any word: left optional, O&Z REALTY matched every REALTY (125,000 names, 2.5 to
- * 7 s to rank at 12.6M) where its initials keep 37 (6 ms); a mistyped one is the relaxed match's. */
+ * 7 s to rank at 12.6M) where its initials keep 37 (6 ms); a mistyped one is the relaxed match's. Not in addresses,
+ * where one is a directional or a street type's remnant (2060 CREEK N for LN: expansion.ts, requiredWords). */
 export const INITIAL_MAX_LENGTH = 1;
 /** Words of at most this many characters allow one typo; longer ones two. */
 export const ONE_TYPO_MAX_LENGTH = 7;

@@ -29,6 +29,17 @@ export function editsAllowed(word: string, carried: boolean): number {
 /** Whether a word of the query is longer than a short word, and so carries the short ones. */
 export const carries = (word: string): boolean => word.length > NO_TYPO_MAX_LENGTH;
 
+/**
+ * The query words that must match. In an address a one-character word (a directional, N; or what a typo left
+ * of a street type, S for ST) need not match when a longer word carries the query; in a name an initial must
+ * (INITIAL_MAX_LENGTH).
+ */
+function requiredWords(dictionary: Dictionary, words: readonly string[]): string[] {
+  const used = words.slice(0, MAX_QUERY_WORDS);
+  if (dictionary !== 'address_words' || !used.some(carries)) return used;
+  return used.filter((w) => w.length > INITIAL_MAX_LENGTH);
+}
+
 export interface Term {
   readonly word: string;
   /** Dictionary words it matches (empty: nothing matches). */
@@ -79,7 +90,7 @@ export async function expandWordLists(
   lists: ReadonlyArray<readonly string[]>,
 ): Promise<Term[][]> {
   const queries = lists.map((words) => {
-    const used = words.slice(0, MAX_QUERY_WORDS);
+    const used = requiredWords(dictionary, words);
     // Carried: by a longer word, or by as many words as an address's number, street and type.
     const carried = used.some(carries) || used.length >= CARRYING_WORDS;
     return used.map((w, i) => ({ w, d: editsAllowed(w, carried), last: i === used.length - 1 }));
