@@ -48,6 +48,7 @@ const OTHERS = [
   'O&Z REALTY, LLC',
   'B&K REALTY LLC',
   'OZARK REALTY INC',
+  'SAGE F. HERMAN, P.A.',
 ];
 
 const entities: Corp[] = [...MEANT, ...OTHERS].map((name, i) => ({
@@ -135,6 +136,16 @@ describe('typos that once answered nothing', () => {
     const res = await t.get(`/v1/addresses/search?${new URLSearchParams({ query: '2060 CREEK N' })}`, key);
     const docs = (res.json() as { data: Array<{ document_number: string }> }).data.map((h) => h.document_number);
     assert.ok(docs.includes(docOf('B&K REALTY LLC')), docs.join());
+  });
+
+  it('answers nothing only when nothing is left: without the initials and the words one edit from a weak one', async () => {
+    for (const [query, meant] of [
+      ['SAGE W HERMAN P', 'SAGE F. HERMAN, P.A.'],
+      ['KUTCH LLCR', 'KUTCH MOVERS, LLC'],
+    ]) {
+      const { docs, total } = await search(query!);
+      assert.ok(total > 0 && docs.includes(docOf(meant!)), `${query}: ${docs.join()}`);
+    }
   });
 
   it('a short word alone allows no typo: OAK is not OAT', async () => {

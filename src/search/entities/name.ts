@@ -6,7 +6,7 @@ import { isWeakWord, nameKey } from '../../registry/normalize.js';
 import { INITIAL_MAX_LENGTH, NO_TYPO_MAX_LENGTH, PREFIX_QUERY_MAX_LENGTH } from '../thresholds.js';
 import { oneEditAway } from '../words/edits.js';
 import { carries, expandWords, type Expand, type Term } from '../words/expansion.js';
-import { noneHoldsAll } from '../words/relaxed.js';
+import { matchesSome, noneHoldsAll } from '../words/relaxed.js';
 
 export type NameMatch =
   | { kind: 'none' }
@@ -25,6 +25,12 @@ export type Named = Extract<NameMatch, { kind: 'prefix' | 'words' }>;
 
 export const NO_NAME: NameMatch = { kind: 'none' };
 
+const NAMES = 'registry.entities e';
+const WORDS = 'e.name_words';
+
+/** A word one edit from a weak word (LLa: LLC, Ol: OF, LLCR: LLC), or itself one. */
+const nearWeakWord = (word: string): boolean => isWeakWord(word) || oneEditAway(word).some(isWeakWord);
+
 /** `expand` looks the words up (by default, one statement for this name alone). */
 export async function analyzeName(
   pool: pg.Pool | pg.PoolClient,
@@ -37,13 +43,13 @@ export async function analyzeName(
   // One or two characters: the start of the name, not a fuzzy word.
   if (key.core.length <= PREFIX_QUERY_MAX_LENGTH) return { kind: 'prefix', norm: key.norm, core: key.core };
   const terms = await expand('entity_words', words(key.words));
-  return {
-    kind: 'words',
-    norm: key.norm,
-    core: key.core,
-    terms,
-    relaxed: await noneHoldsAll(pool, 'registry.entities e', 'e.name_words', terms),
-  };
+  const relaxed = await noneHoldsAll(pool, NAMES, WORDS, terms);
+  const answer = { kind: 'words' as const, norm: key.norm, core: key.core, terms, relaxed };
+  // Before answering nothing: without its initials and the words one edit from a weak word (LLCR, PLCL).
+  const fewer = terms.filter((t) => t.word.length > INITIAL_MAX_LENGTH && !nearWeakWord(t.word));
+  if (fewer.length === terms.length || !fewer.some((t) => carries(t.word))) return answer;
+  if (await matchesSome(pool, NAMES, WORDS, terms, relaxed)) return answer;
+  return { ...answer, terms: fewer, relaxed: await noneHoldsAll(pool, NAMES, WORDS, fewer) };
 }
 
 /**
@@ -54,7 +60,7 @@ export async function analyzeName(
 function words(all: readonly string[]): string[] {
   if (!all.some(carries)) return [...all];
   const telling = (w: string): boolean => w.length > NO_TYPO_MAX_LENGTH || w.length <= INITIAL_MAX_LENGTH;
-  return all.filter((w) => telling(w) || !oneEditAway(w).some(isWeakWord));
+  return all.filter((w) => telling(w) || !nearWeakWord(w));
 }
 
 /** Whether the name selects rows (a prefix or words), rather than none or all. */
