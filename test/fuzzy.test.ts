@@ -138,7 +138,7 @@ describe('typos that once answered nothing', () => {
     assert.ok(docs.includes(docOf('B&K REALTY LLC')), docs.join());
   });
 
-  it('answers nothing only when nothing is left: without the initials and the words one edit from a weak one', async () => {
+  it('answers nothing only when nothing is left without initials and words one edit from a weak one', async () => {
     for (const [query, meant] of [
       ['SAGE W HERMAN P', 'SAGE F. HERMAN, P.A.'],
       ['KUTCH LLCR', 'KUTCH MOVERS, LLC'],
