@@ -27,7 +27,7 @@ const isEmpty = async (client: pg.PoolClient, table: string): Promise<boolean> =
  * The document numbers of `next` (the staged schema) that are new, whose watched fields differ from the
  * live record, or whose officers differ (added, removed or changed slots), in one pass over both sides.
  */
-function differingDocuments(next: string): string {
+export function differingDocuments(next: string): string {
   const fields = (t: string): string => WATCHED_FIELDS.map((f) => `${t}.${f}`).join(', ');
   return `
     SELECT n.document_number FROM ${next}.entities n
