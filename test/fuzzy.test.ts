@@ -148,6 +148,16 @@ describe('typos that once answered nothing', () => {
     }
   });
 
+  it('an address that begins a registered one is taken as typed: 101 PALMETTO WAY is not 102', async () => {
+    const res = await t.get(`/v1/addresses/search?${new URLSearchParams({ query: '101 PALMETTO WAY' })}`, key);
+    const body = res.json() as { data: Array<{ address: string }>; pagination: { total: number } };
+    assert.deepEqual(
+      body.data.map((h) => h.address),
+      ['101 PALMETTO WAY'],
+    );
+    assert.equal(body.pagination.total, 1);
+  });
+
   it('a short word alone allows no typo: OAK is not OAT', async () => {
     assert.deepEqual(await search('OAT'), { docs: [], total: 0 });
   });

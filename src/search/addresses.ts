@@ -11,10 +11,21 @@ import type { AddressHit } from './shapes.js';
 import { Sql } from './sql.js';
 import { countRows, Total } from './totals/total.js';
 import { countTerm } from './words/counts.js';
-import { expandWords, matchBound } from './words/expansion.js';
+import { carries, expandWords, matchBound } from './words/expansion.js';
 import { noneHoldsAll, wordsMatch } from './words/relaxed.js';
 
 const ZIP = /^(\d{5})(?:-(\d{4}))?$/;
+const FROM = 'registry.entities e';
+const COLUMN = 'e.address_words';
+
+/** Whether some registered address begins with the query as typed (its words found through their index). */
+async function beginsAnAddress(pool: pg.Pool, key: { norm: string; words: string[] }): Promise<boolean> {
+  const { rows } = await pool.query<{ found: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM ${FROM} WHERE ${COLUMN} @> $1::text[] AND e.address_norm LIKE $2 || '%') AS found`,
+    [key.words, key.norm],
+  );
+  return rows[0]!.found;
+}
 
 async function hits(pool: pg.Pool, ids: number[]): Promise<AddressHit[]> {
   if (ids.length === 0) return [];
@@ -36,9 +47,12 @@ export async function searchAddresses(
   const sql = new Sql();
   const zip = ZIP.exec(q.query.trim());
   const key = addressKey(q.query);
-  const terms = zip ? [] : await expandWords(pool, 'address_words', key.words);
-  // Relaxed when no address holds every word (docs/search.md, "What a query means").
-  const relaxed = await noneHoldsAll(pool, 'registry.entities e', 'e.address_words', terms);
+  let terms = zip ? [] : await expandWords(pool, 'address_words', key.words);
+  // The start of a registered address as typed: its numbers and short words mean themselves (a number's typos are
+  // dozens of words, some in 600,000 addresses). Else relaxed when no address holds every word (docs/search.md).
+  const typed = !zip && key.words.some((w) => !carries(w)) && (await beginsAnAddress(pool, key));
+  if (typed) terms = await expandWords(pool, 'address_words', key.words, { shortAsTyped: true });
+  const relaxed = !typed && (await noneHoldsAll(pool, FROM, COLUMN, terms));
   const where = zip
     ? `e.principal_zip5 = ${sql.p(zip[1])}${zip[2] ? ` AND e.principal_zip4 = ${sql.p(zip[2])}` : ''}`
     : wordsMatch(relaxed)(sql, 'e.address_words', terms);

@@ -30,13 +30,13 @@ export function editsAllowed(word: string, carried: boolean): number {
 export const carries = (word: string): boolean => word.length > NO_TYPO_MAX_LENGTH;
 
 /**
- * The query words that must match. In an address a one-character word (a directional, N; or what a typo left
- * of a street type, S for ST) need not match when a longer word carries the query; in a name an initial must
- * (INITIAL_MAX_LENGTH).
+ * The query words that must match. In an address a one-character word (a directional, N; what a typo left of a
+ * street type, S for ST; a house number 1 to 9, as often mistyped) need not match when a longer word carries the
+ * query, unless the address is taken as typed; in a name an initial must (INITIAL_MAX_LENGTH).
  */
-function requiredWords(dictionary: Dictionary, words: readonly string[]): string[] {
+function requiredWords(dictionary: Dictionary, words: readonly string[], opts: ExpandOptions): string[] {
   const used = words.slice(0, MAX_QUERY_WORDS);
-  if (dictionary !== 'address_words' || !used.some(carries)) return used;
+  if (dictionary !== 'address_words' || opts.shortAsTyped || !used.some(carries)) return used;
   return used.filter((w) => w.length > INITIAL_MAX_LENGTH);
 }
 
@@ -71,8 +71,14 @@ export async function expandWords(
   pool: pg.Pool | pg.PoolClient,
   dictionary: Dictionary,
   words: readonly string[],
+  opts: ExpandOptions = {},
 ): Promise<Term[]> {
-  return (await expandWordLists(pool, dictionary, [words]))[0]!;
+  return (await expandWordLists(pool, dictionary, [words], opts))[0]!;
+}
+
+export interface ExpandOptions {
+  /** Every word must match, and short ones (and numbers) only as themselves: no typo (src/search/addresses.ts). */
+  readonly shortAsTyped?: boolean;
 }
 
 /**
@@ -88,12 +94,14 @@ export async function expandWordLists(
   pool: pg.Pool | pg.PoolClient,
   dictionary: Dictionary,
   lists: ReadonlyArray<readonly string[]>,
+  opts: ExpandOptions = {},
 ): Promise<Term[][]> {
   const queries = lists.map((words) => {
-    const used = requiredWords(dictionary, words);
+    const used = requiredWords(dictionary, words, opts);
     // Carried: by a longer word, or by as many words as an address's number, street and type.
     const carried = used.some(carries) || used.length >= CARRYING_WORDS;
-    return used.map((w, i) => ({ w, d: editsAllowed(w, carried), last: i === used.length - 1 }));
+    const edits = (w: string): number => (opts.shortAsTyped && !carries(w) ? 0 : editsAllowed(w, carried));
+    return used.map((w, i) => ({ w, d: edits(w), last: i === used.length - 1 }));
   });
   const all = queries.flat();
   if (all.length === 0) return lists.map(() => []);
