@@ -143,33 +143,31 @@ export const PEOPLE_PLACES = [
 
 /**
  * The targets of the forgiving search, one row per class of query (docs/search.md, "What a query means";
- * docs/benchmarks.md). `gates`: a miss fails the run. Only rows the code meets with margin at 100,000
- * gate, so that a noisy draw does not fail CI; the others are reported.
+ * docs/benchmarks.md). A row is met when the one meant is in the top 10 (and first) often enough and no
+ * misspelling of its kinds answers nothing; a row missed fails the run (the draw is seeded: only a change of the
+ * code moves it).
  */
 export const TYPO_TARGETS: ReadonlyArray<{
   row: string;
   kinds: readonly string[];
   top10: number;
   first: number | null;
-  gates: boolean;
 }> = [
-  { row: 'one edit of any kind anywhere', kinds: ['typo_any'], top10: 0.97, first: 0.85, gates: true },
-  { row: 'two edits, three words or more', kinds: ['typo_two'], top10: 0.9, first: null, gates: false },
+  { row: 'one edit of any kind anywhere', kinds: ['typo_any'], top10: 0.97, first: 0.85 },
+  { row: 'two edits, three words or more', kinds: ['typo_two'], top10: 0.9, first: null },
   {
     row: 'a dropped, added or swapped word',
     kinds: ['dropped_word', 'added_word', 'swapped_words'],
     top10: 0.95,
     first: null,
-    gates: false,
   },
   {
     row: 'a person by name, either order, one typo or none',
     kinds: ['officer', 'officer_typo'],
     top10: 0.95,
     first: 0.8,
-    gates: true,
   },
-  { row: 'a street address with one typo', kinds: ['address_typo'], top10: 0.9, first: null, gates: true },
+  { row: 'a street address with one typo', kinds: ['address_typo'], top10: 0.9, first: null },
 ];
 
 export interface Report {
@@ -259,10 +257,10 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
     const m = misspelt(pooled(r.kinds, t.kinds));
     const top10 = m.checked ? m.top10 / m.checked : 0;
     const first = m.checked ? m.first / m.checked : 0;
-    const met = m.checked > 0 && top10 >= t.top10 && (t.first === null || first >= t.first);
+    const met = m.checked > 0 && top10 >= t.top10 && (t.first === null || first >= t.first) && m.empty === 0;
     return { ...t, checked: m.checked, top10_got: top10, first_got: first, empty: m.empty, met };
   });
-  const typoOk = targets.every((t) => t.met || !t.gates);
+  const typoOk = targets.every((t) => t.met);
   const dir = path.join(projectRoot, 'bench', 'results');
   await mkdir(dir, { recursive: true });
   const json = path.join(dir, `${r.label}.json`);
@@ -296,15 +294,15 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
         `${k.relevance ? k.relevance.empty : ''} |`,
     ),
     '',
-    'Targets of the forgiving search (misspellings only, as above; a gating row fails the run when missed):',
+    'Targets of the forgiving search (misspellings only, as above; a row missed fails the run, an empty answer too):',
     '',
-    '| class | kinds | checked | top 10 (target) | first (target) | empty answers | gates | met |',
-    '|---|---|---:|---:|---:|---:|---|---|',
+    '| class | kinds | checked | top 10 (target) | first (target) | empty answers (target 0) | met |',
+    '|---|---|---:|---:|---:|---:|---|',
     ...targets.map(
       (t) =>
         `| ${t.row} | ${t.kinds.join(', ')} | ${t.checked} | ${pct(t.top10_got, 1)} (${pct(t.top10, 1)}) | ` +
         `${pct(t.first_got, 1)}${t.first === null ? '' : ` (${pct(t.first, 1)})`} | ${t.empty} | ` +
-        `${t.gates ? 'yes' : 'no'} | ${t.met ? 'yes' : 'no'} |`,
+        `${t.met ? 'yes' : 'no'} |`,
     ),
     '',
     'The mix as a whole (every query of the kinds, one sample each): ' +
