@@ -47,11 +47,10 @@ export async function searchAddresses(
   const sql = new Sql();
   const zip = ZIP.exec(q.query.trim());
   const key = addressKey(q.query);
-  let terms = zip ? [] : await expandWords(pool, 'address_words', key.words);
   // The start of a registered address as typed: its numbers and short words mean themselves (a number's typos are
   // dozens of words, some in 600,000 addresses). Else relaxed when no address holds every word (docs/search.md).
   const typed = !zip && key.words.some((w) => !carries(w)) && (await beginsAnAddress(pool, key));
-  if (typed) terms = await expandWords(pool, 'address_words', key.words, { shortAsTyped: true });
+  const terms = zip ? [] : await expandWords(pool, 'address_words', key.words, { shortAsTyped: typed });
   const relaxed = !typed && (await noneHoldsAll(pool, FROM, COLUMN, terms));
   const where = zip
     ? `e.principal_zip5 = ${sql.p(zip[1])}${zip[2] ? ` AND e.principal_zip4 = ${sql.p(zip[2])}` : ''}`

@@ -45,8 +45,10 @@ export async function matchesSome(
   terms: readonly Term[],
   relaxed: boolean,
 ): Promise<boolean> {
-  if (!relaxed)
-    return terms.length >= RELAXED_MIN_WORDS || holdsAll(pool, from, (sql) => termsMatch(sql, column, terms));
+  if (!relaxed) {
+    if (terms.length >= RELAXED_MIN_WORDS) return true;
+    return terms.every((t) => t.expansions.length) && holdsAll(pool, from, (sql) => termsMatch(sql, column, terms));
+  }
   for (let out = 0; out < terms.length; out++) {
     const rest = terms.filter((_, i) => i !== out);
     if (rest.every((t) => t.expansions.length) && (await holdsAll(pool, from, (sql) => termsMatch(sql, column, rest))))

@@ -4,6 +4,7 @@
 // refuses what the API refuses, for the same reasons.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PLANS, type PlanSlug } from '../../../accounts/catalog.js';
+import { ERROR_STATUS } from '../../errors.js';
 import { checkInput, InputRefusal } from '../../operations/monitoring-input.js';
 import * as watchOps from '../../operations/watches.js';
 import * as hookOps from '../../operations/webhooks.js';
@@ -80,8 +81,6 @@ async function show(req: FastifyRequest, reply: FastifyReply, deps: WebDeps, m: 
   return render(req, reply, deps, m, { ...page, body: monitoringBody(req, view, o.state) });
 }
 
-const STATUS_OF = { bad_request: 400, not_found: 404, forbidden: 403 } as const;
-
 /**
  * Runs one form's work: back to the page with a notice, or the page itself (a secret shown once). Bad input
  * and the store's refusals come back as the page with each problem under its field (`rename` maps a schema's
@@ -116,7 +115,7 @@ async function submit(
       );
     if (err instanceof store.Refusal) {
       const field = err.kind === 'bad_request' || err.kind === 'not_found' ? rename(err.field) : 'form';
-      return refuse(STATUS_OF[err.kind], { [`${form}.${field}`]: err.message });
+      return refuse(ERROR_STATUS[err.kind], { [`${form}.${field}`]: err.message });
     }
     throw err;
   }
