@@ -122,7 +122,10 @@ async function timeImport(pool: pg.Pool, file: string, on: boolean): Promise<Tim
     monitoringMs: f.monitoring_ms,
   };
   const share = on ? ` (monitoring ${t.monitoringMs} ms, ${((t.monitoringMs / t.ms) * 100).toFixed(1)}%)` : '';
-  console.log(`${t.side} monitoring: ${t.file}, ${t.records} records, ${t.ms} ms, ${f.events_written} events${share}`);
+  const judged = on && f.entities_judged ? `, ${f.entities_judged} judged` : '';
+  console.log(
+    `${t.side} monitoring: ${t.file}, ${t.records} records, ${t.ms} ms, ${f.events_written} events${judged}${share}`,
+  );
   for (const l of steps) if (l.includes(': monitoring ')) console.log(`  ${l}`);
   return t;
 }

@@ -1,7 +1,7 @@
 // Which of the entities an import touched match a saved search: the entity search's own match predicate
-// (src/search/entities/filters.ts), evaluated for every search in one pass over the touched entities'
-// rows, before and again after the change, so its cost follows the file, not the dataset
-// (docs/webhooks.md, "Events").
+// (src/search/entities/filters.ts), evaluated for every search in one pass over the rows the change could
+// move in or out of one (judgedChanges), before and again after the change, so its cost follows the
+// file's changes, not the dataset (docs/webhooks.md, "Events").
 import DataLoader from 'dataloader';
 import type pg from 'pg';
 import type { Dictionary } from '../registry/dictionaries.js';
@@ -19,21 +19,69 @@ export interface SavedSearch {
 }
 
 /**
- * The touched entities' officers as they are now: an officer name is looked up among these few rows (a
+ * The entity columns a saved search's predicate reads (matchConditions, src/search/entities/filters.ts; a
+ * test holds the two together). An entity whose columns and officers' names a change leaves as they were
+ * matches the same searches after it as before, so it is not judged.
+ */
+export const SEARCHED_FIELDS = [
+  'name_core',
+  'name_words',
+  'status',
+  'entity_type',
+  'filing_date',
+  'principal_city',
+  'principal_state',
+  'agent_words',
+] as const;
+
+const naming = (searches: SavedSearch[]): boolean => searches.some((s) => s.params.officer_name !== undefined);
+
+/**
+ * The document numbers of a daily change set (`chg_entities`, `chg_officers`, before it is applied) that
+ * could enter or leave a saved search: new ones, those whose searched columns differ from the stored
+ * record, and, when a search names an officer, those whose officers' names differ. Null without searches.
+ */
+export function judgedChanges(searches: SavedSearch[]): string | null {
+  if (searches.length === 0) return null;
+  const fields = (t: string): string => SEARCHED_FIELDS.map((f) => `${t}.${f}`).join(', ');
+  const entities = `
+    SELECT c.document_number FROM chg_entities c
+    LEFT JOIN registry.entities e ON e.document_number = c.document_number
+    WHERE e.document_number IS NULL OR (${fields('e')}) IS DISTINCT FROM (${fields('c')})`;
+  if (!naming(searches)) return entities;
+  return `${entities}
+    UNION
+    SELECT coalesce(a.document_number, b.document_number) FROM
+      (SELECT o.document_number, o.slot, o.name_words FROM registry.officers o
+       WHERE o.document_number IN (SELECT document_number FROM chg_entities)) a
+    FULL JOIN chg_officers b ON b.document_number = a.document_number AND b.slot = a.slot
+    WHERE a.document_number IS NULL OR b.document_number IS NULL OR a.name_words IS DISTINCT FROM b.name_words`;
+}
+
+/**
+ * The judged entities' officers as they are now: an officer name is looked up among these few rows (a
  * common surname's rows in the whole registry would cost a second and more each).
  */
 export const TOUCHED_OFFICERS = 'mon_officers';
 
-/** Copies the officers of the entities in `touched` (a table of `document_number`s) into TOUCHED_OFFICERS. */
-export async function copyTouchedOfficers(client: pg.PoolClient, touched: string): Promise<void> {
+/**
+ * Copies the officers of the entities in `documents` (a query of `document_number`s) into TOUCHED_OFFICERS,
+ * when some search names an officer (the table is then empty).
+ */
+export async function copyTouchedOfficers(
+  client: pg.PoolClient,
+  searches: SavedSearch[],
+  documents: string,
+): Promise<void> {
   await client.query(
     `CREATE TEMP TABLE IF NOT EXISTS ${TOUCHED_OFFICERS} ON COMMIT DROP
      AS SELECT * FROM registry.officers WITH NO DATA`,
   );
   await client.query(`TRUNCATE ${TOUCHED_OFFICERS}`);
+  if (!naming(searches)) return;
   await client.query(
     `INSERT INTO ${TOUCHED_OFFICERS} SELECT o.* FROM registry.officers o
-     WHERE o.document_number IN (SELECT document_number FROM ${touched})`,
+     WHERE o.document_number IN (${documents})`,
   );
 }
 
@@ -105,22 +153,23 @@ export async function compileSearches(client: pg.PoolClient, searches: SavedSear
 }
 
 /**
- * `search id -> document numbers` among the entities in `touched` that match it now, read on the import's
- * connection (its own uncommitted rows): every predicate in one pass over those rows.
+ * `search id -> document numbers` among the entities in `documents` (a query of `document_number`s) that
+ * match it now, read on the import's connection (its own uncommitted rows): every predicate in one pass
+ * over those rows.
  */
 export async function matchesOfTouched(
   client: pg.PoolClient,
   compiled: CompiledSearches,
-  touched: string,
+  documents: string,
 ): Promise<Map<string, Set<string>>> {
   const found = new Map(compiled.all.map((s) => [s.id, new Set<string>()]));
   for (const batch of compiled.batches) {
     // Only the rows matching something, each with the positions (from 1) of the predicates it meets.
     const predicates = batch.conditions.map((c) => `coalesce(${c}, false)`).join(', ');
     const { rows } = await client.query<{ document_number: string; hits: number[] }>(
-      // The touched rows first: evaluated in the scan, the predicates would be tested on every entity.
+      // The judged rows first: evaluated in the scan, the predicates would be tested on every entity.
       `WITH e AS MATERIALIZED (
-         SELECT * FROM registry.entities WHERE document_number IN (SELECT document_number FROM ${touched}))
+         SELECT * FROM registry.entities WHERE document_number IN (${documents}))
        SELECT document_number, hits FROM (
          SELECT e.document_number, array_positions(ARRAY[${predicates}], true) AS hits FROM e) m
        WHERE cardinality(hits) > 0`,

@@ -1,10 +1,10 @@
 // The events of one import, written in its transaction (the outbox, docs/webhooks.md "Events"): what a
 // watched entity's record changed, which touched entities newly match a saved search, and new filing
 // events of watched entities. Only the entities the file touched are compared (a snapshot's: those it
-// changes, snapshot.ts), and only when some workspace watches or saves a search: an import nobody
-// monitors reads two empty tables more.
+// changes, snapshot.ts), saved searches only on those whose searched fields change (matches.ts), and only
+// when some workspace watches or saves a search: an import nobody monitors reads two empty tables more.
 import type pg from 'pg';
-import { compileSearches, copyTouchedOfficers, matchesOfTouched, type SavedSearch } from './matches.js';
+import { compileSearches, copyTouchedOfficers, judgedChanges, matchesOfTouched, type SavedSearch } from './matches.js';
 import { eventId, type EventType } from './events.js';
 
 /** The record fields an `entity.updated` reports (officers are compared as one list). */
@@ -102,6 +102,8 @@ export async function writeEvents(client: pg.PoolClient, events: NewEvent[], fil
 
 /** The monitoring of one corporate change set: `before` ahead of applying it, `after` once applied. */
 export interface CorporateWatch {
+  /** The touched entities the saved searches judge. */
+  readonly judged: number;
   after(client: pg.PoolClient, file: string): Promise<number>;
 }
 
@@ -112,7 +114,7 @@ export interface CorporateWatch {
 export async function beforeCorporateChanges(client: pg.PoolClient): Promise<CorporateWatch | null> {
   const searches = await monitoredSearches(client);
   if (!searches) return null;
-  await createTouched(client, 'SELECT DISTINCT document_number FROM chg_entities');
+  await createTouched(client, 'SELECT DISTINCT document_number FROM chg_entities', judgedChanges(searches));
   return readBefore(client, searches);
 }
 
@@ -127,14 +129,17 @@ export async function monitoredSearches(client: pg.PoolClient): Promise<SavedSea
 
 /**
  * The touched set, from `documents` (a query of distinct `document_number`s), for the rest of the
- * transaction; returns its size. A daily file touches its records, a snapshot what it changes.
+ * transaction; returns its size. A daily file touches its records, a snapshot what it changes. Saved
+ * searches judge those of `judged` (a query of `document_number`s), or all of them when it is undefined.
  */
-export async function createTouched(client: pg.PoolClient, documents: string): Promise<number> {
+export async function createTouched(client: pg.PoolClient, documents: string, judged?: string | null): Promise<number> {
+  const judging = judged === undefined ? 'true' : judged === null ? 'false' : `c.document_number IN (${judged})`;
   const { rowCount } = await client.query(`
     CREATE TEMP TABLE ${TOUCHED} ON COMMIT DROP AS
     SELECT c.document_number,
            EXISTS (SELECT 1 FROM watched_entities w WHERE w.document_number = c.document_number) AS watched,
-           NOT EXISTS (SELECT 1 FROM registry.entities e WHERE e.document_number = c.document_number) AS created
+           NOT EXISTS (SELECT 1 FROM registry.entities e WHERE e.document_number = c.document_number) AS created,
+           ${judging} AS judged
     FROM (${documents}) c`);
   // Its size known, the touched rows are read through the registry's keys, not by a scan of it.
   await client.query(`ANALYZE ${TOUCHED}`);
@@ -144,14 +149,19 @@ export async function createTouched(client: pg.PoolClient, documents: string): P
 /** Reads the touched set's watched records and saved-search matches as they are before the change. */
 export async function readBefore(client: pg.PoolClient, searches: SavedSearch[]): Promise<CorporateWatch> {
   const before = await watchedRecords(client);
-  await copyTouchedOfficers(client, TOUCHED);
-  const matchedBefore = await matchesOfTouched(client, await compileSearches(client, searches), TOUCHED);
+  // A new entity matched nothing before.
+  const existing = `SELECT document_number FROM ${TOUCHED} WHERE judged AND NOT created`;
+  await copyTouchedOfficers(client, searches, existing);
+  const matchedBefore = await matchesOfTouched(client, await compileSearches(client, searches), existing);
+  const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${TOUCHED} WHERE judged`);
   return {
+    judged: rows[0]!.n,
     async after(c, file) {
       const after = await watchedRecords(c);
-      await copyTouchedOfficers(c, TOUCHED);
+      const judged = `SELECT document_number FROM ${TOUCHED} WHERE judged`;
+      await copyTouchedOfficers(c, searches, judged);
       const compiled = await compileSearches(c, searches);
-      const matchedAfter = await matchesOfTouched(c, compiled, TOUCHED);
+      const matchedAfter = await matchesOfTouched(c, compiled, judged);
       const events: NewEvent[] = [];
       const { rows: watchers } = await c.query<{ workspace_id: string; document_number: string }>(
         `SELECT w.workspace_id, w.document_number FROM watched_entities w

@@ -28,9 +28,13 @@ export interface FileSummary {
   records_skipped_older: number;
   records_rejected: number;
   rejects: Reject[];
-  /** Monitoring events the file wrote, and the time monitoring took of `elapsed_ms` (docs/webhooks.md). */
+  /**
+   * Monitoring events the file wrote, the time monitoring took of `elapsed_ms`, and the touched entities
+   * its saved searches judged (a daily corporate file's; docs/webhooks.md).
+   */
   events_written: number;
   monitoring_ms: number;
+  entities_judged: number;
   elapsed_ms: number;
 }
 
@@ -82,6 +86,7 @@ function checkRefusal(file: SourceFile, stats: ReadStats, refuse: ImportOptions[
 interface Monitored {
   events: number;
   monitoringMs: number;
+  judged?: number;
 }
 
 interface Outcome extends Omit<ChangeCounts, 'moved'>, ReadStats, Monitored {}
@@ -171,7 +176,10 @@ async function applyChanges(
     if (corporate) {
       const watch = await timed(() => beforeCorporateChanges(client));
       counts = await applyCorporateChanges(client, 'registry');
-      if (watch) monitored.events = await timed(() => watch.after(client, file.name));
+      if (watch) {
+        monitored.judged = watch.judged;
+        monitored.events = await timed(() => watch.after(client, file.name));
+      }
     } else {
       monitored.events = await timed(() => filingEventsOfWatched(client, file.name));
       counts = await applyEventChanges(client, 'registry');
@@ -233,6 +241,7 @@ export async function importFiles(
           rejects: [],
           events_written: 0,
           monitoring_ms: 0,
+          entities_judged: 0,
           elapsed_ms: Date.now() - started,
         });
         opts.onFile?.(i + 1, files.length);
@@ -261,7 +270,10 @@ export async function importFiles(
       log(
         `${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ` +
           `${o.skippedOlder} older than stored, ${o.rejected} rejected` +
-          (o.monitoringMs ? `; monitoring wrote ${o.events} events in ${o.monitoringMs} ms` : ''),
+          (o.monitoringMs
+            ? `; monitoring ${o.judged === undefined ? '' : `judged ${o.judged} entities, `}` +
+              `wrote ${o.events} events in ${o.monitoringMs} ms`
+            : ''),
       );
       summaries.push({
         ...base,
@@ -274,6 +286,7 @@ export async function importFiles(
         rejects: o.rejects.slice(0, REJECTS_SHOWN),
         events_written: o.events,
         monitoring_ms: o.monitoringMs,
+        entities_judged: o.judged ?? 0,
         elapsed_ms: Date.now() - started,
       });
       opts.onFile?.(i + 1, files.length);
