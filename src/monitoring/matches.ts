@@ -37,23 +37,23 @@ export const SEARCHED_FIELDS = [
 const naming = (searches: SavedSearch[]): boolean => searches.some((s) => s.params.officer_name !== undefined);
 
 /**
- * The document numbers of a daily change set (`chg_entities`, `chg_officers`, before it is applied) that
- * could enter or leave a saved search: new ones, those whose searched columns differ from the stored
- * record, and, when a search names an officer, those whose officers' names differ. Null without searches.
+ * The document numbers of an applied daily change set (`chg_entities`, `chg_officers`) that could enter or
+ * leave a saved search: new ones, those whose searched columns differ from the row it replaced
+ * (`old_entities`), and, when a search names an officer, those whose officers' names differ from the
+ * replaced ones (`old_officers`). Null without searches.
  */
 export function judgedChanges(searches: SavedSearch[]): string | null {
   if (searches.length === 0) return null;
   const fields = (t: string): string => SEARCHED_FIELDS.map((f) => `${t}.${f}`).join(', ');
   const entities = `
     SELECT c.document_number FROM chg_entities c
-    LEFT JOIN registry.entities e ON e.document_number = c.document_number
+    LEFT JOIN old_entities e ON e.document_number = c.document_number
     WHERE e.document_number IS NULL OR (${fields('e')}) IS DISTINCT FROM (${fields('c')})`;
   if (!naming(searches)) return entities;
   return `${entities}
     UNION
     SELECT coalesce(a.document_number, b.document_number) FROM
-      (SELECT o.document_number, o.slot, o.name_words FROM registry.officers o
-       WHERE o.document_number IN (SELECT document_number FROM chg_entities)) a
+      old_officers a
     FULL JOIN chg_officers b ON b.document_number = a.document_number AND b.slot = a.slot
     WHERE a.document_number IS NULL OR b.document_number IS NULL OR a.name_words IS DISTINCT FROM b.name_words`;
 }
@@ -65,12 +65,13 @@ export function judgedChanges(searches: SavedSearch[]): string | null {
 export const TOUCHED_OFFICERS = 'mon_officers';
 
 /**
- * Copies the officers of the entities in `documents` (a query of `document_number`s) into TOUCHED_OFFICERS,
- * when some search names an officer (the table is then empty).
+ * Copies the officers in `officers` (a table) of the entities in `documents` (a query of
+ * `document_number`s) into TOUCHED_OFFICERS, when some search names an officer (the table is then empty).
  */
 export async function copyTouchedOfficers(
   client: pg.PoolClient,
   searches: SavedSearch[],
+  officers: string,
   documents: string,
 ): Promise<void> {
   await client.query(
@@ -80,8 +81,7 @@ export async function copyTouchedOfficers(
   await client.query(`TRUNCATE ${TOUCHED_OFFICERS}`);
   if (!naming(searches)) return;
   await client.query(
-    `INSERT INTO ${TOUCHED_OFFICERS} SELECT o.* FROM registry.officers o
-     WHERE o.document_number IN (${documents})`,
+    `INSERT INTO ${TOUCHED_OFFICERS} SELECT o.* FROM ${officers} o WHERE o.document_number IN (${documents})`,
   );
 }
 
@@ -153,13 +153,14 @@ export async function compileSearches(client: pg.PoolClient, searches: SavedSear
 }
 
 /**
- * `search id -> document numbers` among the entities in `documents` (a query of `document_number`s) that
- * match it now, read on the import's connection (its own uncommitted rows): every predicate in one pass
- * over those rows.
+ * `search id -> document numbers` among the rows of `entities` (a table) of the entities in `documents` (a
+ * query of `document_number`s) that match it, read on the import's connection (its own uncommitted rows):
+ * every predicate in one pass over those rows.
  */
 export async function matchesOfTouched(
   client: pg.PoolClient,
   compiled: CompiledSearches,
+  entities: string,
   documents: string,
 ): Promise<Map<string, Set<string>>> {
   const found = new Map(compiled.all.map((s) => [s.id, new Set<string>()]));
@@ -169,7 +170,7 @@ export async function matchesOfTouched(
     const { rows } = await client.query<{ document_number: string; hits: number[] }>(
       // The judged rows first: evaluated in the scan, the predicates would be tested on every entity.
       `WITH e AS MATERIALIZED (
-         SELECT * FROM registry.entities WHERE document_number IN (${documents}))
+         SELECT * FROM ${entities} WHERE document_number IN (${documents}))
        SELECT document_number, hits FROM (
          SELECT e.document_number, array_positions(ARRAY[${predicates}], true) AS hits FROM e) m
        WHERE cardinality(hits) > 0`,

@@ -1,10 +1,9 @@
-// The events of one import, written in its transaction (the outbox, docs/webhooks.md "Events"): what a
-// watched entity's record changed, which touched entities newly match a saved search, and new filing
-// events of watched entities. Only the entities the file touched are compared (a snapshot's: those it
-// changes, snapshot.ts), saved searches only on those whose searched fields change (matches.ts), and only
-// when some workspace watches or saves a search: an import nobody monitors reads two empty tables more.
+// The events of one import, written in its transaction (the outbox, docs/webhooks.md "Events"): the
+// record changes and new matches of the entities it touched (touched.ts), and new filing events of
+// watched entities. Only when some workspace watches or saves a search: an import nobody monitors reads
+// two empty tables more.
 import type pg from 'pg';
-import { compileSearches, copyTouchedOfficers, judgedChanges, matchesOfTouched, type SavedSearch } from './matches.js';
+import type { SavedSearch } from './matches.js';
 import { eventId, type EventType } from './events.js';
 
 /** The record fields an `entity.updated` reports (officers are compared as one list). */
@@ -36,9 +35,9 @@ export const WATCHED_FIELDS = [
   'agent_zip',
 ] as const;
 
-type Record_ = Record<string, unknown>;
+export type Record_ = Record<string, unknown>;
 
-interface Change {
+export interface Change {
   field: string;
   old: unknown;
   new: unknown;
@@ -50,31 +49,6 @@ export interface NewEvent {
   document: string;
   searchId: string | null;
   data: Record_;
-}
-
-const TOUCHED = 'mon_touched';
-
-/** The watched entities' records among the touched ones, as JSON, with their officers in slot order. */
-async function watchedRecords(client: pg.PoolClient): Promise<Map<string, Record_>> {
-  const { rows } = await client.query<{ document_number: string; rec: Record_ }>(`
-    SELECT e.document_number, to_jsonb(r) AS rec
-    FROM registry.entities e
-    CROSS JOIN LATERAL (
-      SELECT ${WATCHED_FIELDS.map((f) => `e.${f}`).join(', ')},
-        coalesce((SELECT jsonb_agg(jsonb_build_object('title', o.title, 'name', o.name) ORDER BY o.slot)
-                  FROM registry.officers o WHERE o.document_number = e.document_number), '[]') AS officers
-    ) r
-    WHERE e.document_number IN (SELECT document_number FROM ${TOUCHED} WHERE watched)`);
-  return new Map(rows.map((r) => [r.document_number, r.rec]));
-}
-
-function changes(before: Record_, after: Record_): Change[] {
-  const out: Change[] = [];
-  for (const field of [...WATCHED_FIELDS, 'officers']) {
-    if (JSON.stringify(before[field]) !== JSON.stringify(after[field]))
-      out.push({ field, old: before[field] ?? null, new: after[field] ?? null });
-  }
-  return out;
 }
 
 /** Writes the events and one pending delivery per subscribed endpoint of their workspace. */
@@ -100,24 +74,6 @@ export async function writeEvents(client: pg.PoolClient, events: NewEvent[], fil
   return rows.length;
 }
 
-/** The monitoring of one corporate change set: `before` ahead of applying it, `after` once applied. */
-export interface CorporateWatch {
-  /** The touched entities the saved searches judge. */
-  readonly judged: number;
-  after(client: pg.PoolClient, file: string): Promise<number>;
-}
-
-/**
- * Reads what the change set in `chg_entities` is about to change, or returns null when no workspace
- * monitors anything. Call before applying the set, in its transaction.
- */
-export async function beforeCorporateChanges(client: pg.PoolClient): Promise<CorporateWatch | null> {
-  const searches = await monitoredSearches(client);
-  if (!searches) return null;
-  await createTouched(client, 'SELECT DISTINCT document_number FROM chg_entities', judgedChanges(searches));
-  return readBefore(client, searches);
-}
-
 /** The saved searches of every workspace, or null when no workspace watches an entity or saves a search. */
 export async function monitoredSearches(client: pg.PoolClient): Promise<SavedSearch[] | null> {
   const { rows: searches } = await client.query<SavedSearch>(
@@ -125,98 +81,6 @@ export async function monitoredSearches(client: pg.PoolClient): Promise<SavedSea
   );
   const { rows: any } = await client.query('SELECT 1 FROM watched_entities LIMIT 1');
   return searches.length === 0 && any.length === 0 ? null : searches;
-}
-
-/**
- * The touched set, from `documents` (a query of distinct `document_number`s), for the rest of the
- * transaction; returns its size. A daily file touches its records, a snapshot what it changes. Saved
- * searches judge those of `judged` (a query of `document_number`s), or all of them when it is undefined.
- */
-export async function createTouched(client: pg.PoolClient, documents: string, judged?: string | null): Promise<number> {
-  const judging = judged === undefined ? 'true' : judged === null ? 'false' : `c.document_number IN (${judged})`;
-  const { rowCount } = await client.query(`
-    CREATE TEMP TABLE ${TOUCHED} ON COMMIT DROP AS
-    SELECT c.document_number,
-           EXISTS (SELECT 1 FROM watched_entities w WHERE w.document_number = c.document_number) AS watched,
-           NOT EXISTS (SELECT 1 FROM registry.entities e WHERE e.document_number = c.document_number) AS created,
-           ${judging} AS judged
-    FROM (${documents}) c`);
-  // Its size known, the touched rows are read through the registry's keys, not by a scan of it.
-  await client.query(`ANALYZE ${TOUCHED}`);
-  return rowCount ?? 0;
-}
-
-/** Reads the touched set's watched records and saved-search matches as they are before the change. */
-export async function readBefore(client: pg.PoolClient, searches: SavedSearch[]): Promise<CorporateWatch> {
-  const before = await watchedRecords(client);
-  // A new entity matched nothing before.
-  const existing = `SELECT document_number FROM ${TOUCHED} WHERE judged AND NOT created`;
-  await copyTouchedOfficers(client, searches, existing);
-  const matchedBefore = await matchesOfTouched(client, await compileSearches(client, searches), existing);
-  const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${TOUCHED} WHERE judged`);
-  return {
-    judged: rows[0]!.n,
-    async after(c, file) {
-      const after = await watchedRecords(c);
-      const judged = `SELECT document_number FROM ${TOUCHED} WHERE judged`;
-      await copyTouchedOfficers(c, searches, judged);
-      const compiled = await compileSearches(c, searches);
-      const matchedAfter = await matchesOfTouched(c, compiled, judged);
-      const events: NewEvent[] = [];
-      const { rows: watchers } = await c.query<{ workspace_id: string; document_number: string }>(
-        `SELECT w.workspace_id, w.document_number FROM watched_entities w
-         WHERE w.document_number IN (SELECT document_number FROM ${TOUCHED} WHERE watched)
-         ORDER BY w.document_number, w.workspace_id`,
-      );
-      for (const w of watchers) {
-        const was = before.get(w.document_number);
-        const now = after.get(w.document_number);
-        if (!was || !now) continue;
-        const list = changes(was, now);
-        if (list.length) {
-          events.push({
-            workspace: w.workspace_id,
-            type: 'entity.updated',
-            document: w.document_number,
-            searchId: null,
-            data: { document_number: w.document_number, name: now.name, changes: list },
-          });
-        }
-      }
-      const { rows: created } = await c.query<{ document_number: string }>(
-        `SELECT document_number FROM ${TOUCHED} WHERE created`,
-      );
-      const isNew = new Set(created.map((r) => r.document_number));
-      const announced = new Set<string>();
-      for (const search of compiled.all) {
-        const earlier = matchedBefore.get(search.id)!;
-        for (const doc of [...matchedAfter.get(search.id)!].sort()) {
-          if (earlier.has(doc)) continue;
-          const data = { document_number: doc, saved_search: { id: search.id, name: search.name } };
-          // A new document number is announced once per workspace, whichever of its searches it matches.
-          const key = `${search.workspace_id} ${doc}`;
-          if (isNew.has(doc) && !announced.has(key)) {
-            announced.add(key);
-            events.push({
-              workspace: search.workspace_id,
-              type: 'entity.created',
-              document: doc,
-              searchId: null,
-              data,
-            });
-          }
-          events.push({
-            workspace: search.workspace_id,
-            type: 'saved_search.match',
-            document: doc,
-            searchId: search.id,
-            data,
-          });
-        }
-      }
-      return writeEvents(c, events, file);
-    },
-  };
 }
 
 /** New filing events (in `chg_events`, not yet applied) of watched entities, as `entity.updated`. */
@@ -229,10 +93,13 @@ export async function filingEventsOfWatched(client: pg.PoolClient, file: string)
 /** The filing events of watched entities in `incoming` (a query of events rows) not yet in the registry. */
 export async function newFilingEvents(client: pg.PoolClient, incoming: string): Promise<NewEvent[]> {
   const { rows } = await client.query<{ workspace_id: string; document_number: string; filing: Record_ }>(`
+    -- The watched entities' events first: only theirs are looked up in the registry's (cold) events.
+    WITH c AS MATERIALIZED (
+      SELECT i.* FROM (${incoming}) i WHERE i.document_number IN (SELECT document_number FROM watched_entities))
     SELECT w.workspace_id, c.document_number,
            jsonb_build_object('sequence', c.sequence, 'code', c.code, 'description', c.description,
                               'effective_date', c.effective_date, 'filed_date', c.filed_date) AS filing
-    FROM (${incoming}) c
+    FROM c
     JOIN watched_entities w ON w.document_number = c.document_number
     WHERE NOT EXISTS (SELECT 1 FROM registry.events e
                       WHERE e.document_number = c.document_number AND e.sequence = c.sequence)

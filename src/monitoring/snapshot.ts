@@ -1,15 +1,9 @@
 // The events of a quarterly snapshot (docs/webhooks.md, "Quarterly snapshots"): what the staged tables
-// change against the live ones, reported like a daily file's changes (outbox.ts) in the swap's
+// change against the live ones, reported like a daily file's changes (touched.ts) in the swap's
 // transaction. Nothing is compared when nobody monitors anything, nor on a first load (no live rows).
 import type pg from 'pg';
-import {
-  WATCHED_FIELDS,
-  createTouched,
-  monitoredSearches,
-  newFilingEvents,
-  readBefore,
-  writeEvents,
-} from './outbox.js';
+import { WATCHED_FIELDS, monitoredSearches, newFilingEvents, writeEvents } from './outbox.js';
+import { LIVE, createTouched, startJudgment } from './touched.js';
 
 /** A snapshot's monitoring: read before the swap, written after it, both in the swap's transaction. */
 export interface SnapshotWatch {
@@ -55,8 +49,8 @@ export async function watchCorporateSnapshot(
 ): Promise<SnapshotWatch | null> {
   const searches = await monitoredSearches(client);
   if (!searches || (await isEmpty(client, 'registry.entities'))) return null;
-  step(`monitoring diff: ${await createTouched(client, differingDocuments(next))} differ`);
-  return readBefore(client, searches);
+  step(`monitoring diff: ${await createTouched(client, differingDocuments(next), LIVE)} differ`);
+  return startJudgment(client, searches, LIVE);
 }
 
 /** Before an events snapshot's swap: the filing events of watched entities it adds to the live table. */

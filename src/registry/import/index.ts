@@ -6,7 +6,8 @@ import { prewarmDataset } from '../../db/prewarm.js';
 import { datasetAfterImport, moveDatasetCounts, type DatasetCounts } from '../dataset.js';
 import { parseCorporate, parseEvent } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges, openChangeSet, type ChangeCounts } from './changes.js';
-import { beforeCorporateChanges, filingEventsOfWatched } from '../../monitoring/outbox.js';
+import { filingEventsOfWatched } from '../../monitoring/outbox.js';
+import { corporateChangeEvents } from '../../monitoring/touched.js';
 import { silentProgress, type Progress } from './progress.js';
 import { readRecords, type ReadStats, type Reject } from './read.js';
 import { entityRow, eventRow, officerRows } from './rows.js';
@@ -174,12 +175,9 @@ async function applyChanges(
     };
     let counts: ChangeCounts;
     if (corporate) {
-      const watch = await timed(() => beforeCorporateChanges(client));
       counts = await applyCorporateChanges(client, 'registry');
-      if (watch) {
-        monitored.judged = watch.judged;
-        monitored.events = await timed(() => watch.after(client, file.name));
-      }
+      const judged = await timed(() => corporateChangeEvents(client, file.name));
+      if (judged) Object.assign(monitored, judged);
     } else {
       monitored.events = await timed(() => filingEventsOfWatched(client, file.name));
       counts = await applyEventChanges(client, 'registry');
