@@ -5,9 +5,10 @@
 // (CREATE DATABASE ... TEMPLATE) and imports that last file into each copy, alternately without monitoring
 // and with it. PostgreSQL at BENCH_ADMIN_URL (its maintenance database), by default the local one.
 //
-// `npx tsx bench/monitoring.ts --database URL [--watches W] [--searches S] [--reapply [--rounds R]] FILE...`:
-// imports the daily files into a loaded database (the full-scale benchmark's), a day's files without
-// monitoring, the next day's with; `--reapply` applies files it holds again (see intoDatabase).
+// `npx tsx bench/monitoring.ts --database URL [--watches W] [--searches S] [--paired] FILE...`: imports the
+// daily files into a loaded database (the full-scale benchmark's), a day's files without monitoring, the
+// next day's with; `--paired` first imports each file rolled back, once to warm it, then without and with
+// monitoring (the order alternating by day), before it is applied (see intoDatabase).
 //
 // `npx tsx bench/monitoring.ts --quarterly [--entities N] ...`: as the first, but with a quarter of daily
 // files, and what each copy imports is the next quarter's snapshot (bench/quarter.ts: the first with those
@@ -37,7 +38,7 @@ const { values: args, positionals: files } = parseArgs({
     searches: { type: 'string', default: '100' },
     rounds: { type: 'string', default: '3' },
     database: { type: 'string' },
-    reapply: { type: 'boolean', default: false },
+    paired: { type: 'boolean', default: false },
     quarterly: { type: 'boolean', default: false },
   },
   allowPositionals: true,
@@ -110,11 +111,14 @@ interface Timing {
   monitoringMs: number;
 }
 
-/** Imports one file with monitoring on or off and prints its figures (and a snapshot's monitoring steps). */
-async function timeImport(pool: pg.Pool, file: string, on: boolean): Promise<Timing> {
+/**
+ * Imports one file with monitoring on or off and prints its figures (and a snapshot's monitoring steps);
+ * through `dry` (rollingBack) when given: the file then leaves the database as it was.
+ */
+async function timeImport(pool: pg.Pool, file: string, on: boolean, dry?: pg.Pool): Promise<Timing> {
   await monitoring(pool, on);
   const steps: string[] = [];
-  const f = (await importFiles(pool, [file], { log: (l) => steps.push(l) })).files[0]!;
+  const f = (await importFiles(dry ?? pool, [file], { log: (l) => steps.push(l) })).files[0]!;
   const t: Timing = {
     side: on ? 'with' : 'without',
     file: path.basename(file),
@@ -125,7 +129,8 @@ async function timeImport(pool: pg.Pool, file: string, on: boolean): Promise<Tim
   const share = on ? ` (monitoring ${t.monitoringMs} ms, ${((t.monitoringMs / t.ms) * 100).toFixed(1)}%)` : '';
   const judged = on && f.entities_judged ? `, ${f.entities_judged} judged` : '';
   console.log(
-    `${t.side} monitoring: ${t.file}, ${t.records} records, ${t.ms} ms, ${f.events_written} events${judged}${share}`,
+    `${dry ? 'rolled back, ' : ''}${t.side} monitoring: ${t.file}, ${t.records} records, ${t.ms} ms, ` +
+      `${f.events_written} events${judged}${share}`,
   );
   for (const l of steps) if (l.includes(': monitoring ')) console.log(`  ${l}`);
   return t;
@@ -133,7 +138,12 @@ async function timeImport(pool: pg.Pool, file: string, on: boolean): Promise<Tim
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-const percent = (x: number): string => `${(x * 100).toFixed(1)}%`;
+/** A share as a percentage; `none` for the median of no files. */
+const percent = (x: number): string => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'none');
+
+const heading = (entities: number): string =>
+  `${entities} entities, ${watches} watches, ${searches} saved searches; ${os.cpus().length} cores, ` +
+  `${os.cpus()[0]?.model}`;
 
 /**
  * The corporate files' figures, and what monitoring added to each file with it: its own time over the
@@ -150,8 +160,7 @@ function summary(timings: Timing[], entities: number): void {
   const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
   const pooled = sum(withIt.map((t) => t.monitoringMs)) / sum(withIt.map((t) => t.ms - t.monitoringMs));
   console.log(
-    `${entities} entities, ${watches} watches, ${searches} saved searches; ${os.cpus().length} cores, ` +
-      `${os.cpus()[0]?.model}\n` +
+    `${heading(entities)}\n` +
       `  monitoring added to a corporate file: median ${percent(median(added(side('with'))))}, ` +
       `max ${percent(Math.max(...added(side('with'))))}; to an events file: median ` +
       `${percent(median(added(withIt.filter((t) => !corporate(t)))))}; to all files: ${percent(pooled)}\n` +
@@ -164,27 +173,79 @@ const entityCount = async (pool: pg.Pool): Promise<number> =>
   (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM registry.entities')).rows[0]!.n;
 
 /**
- * The daily files into a loaded database, alternately without and with monitoring. With `--reapply`, files
- * the database holds are applied again, R rounds (their `imports` rows deleted first): the same rows are
- * touched on both sides, none is new and none changes, so no event is written and the figure is monitoring's
- * reading and judging alone.
+ * A pool whose transactions roll back where they would commit: a file imported through it is applied,
+ * judged and timed on the real data, and leaves the database as it was (nor is it recorded as imported).
+ */
+function rollingBack(pool: pg.Pool): pg.Pool {
+  return new Proxy(pool, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop);
+      if (prop !== 'connect') return typeof value === 'function' ? value.bind(target) : value;
+      return async () => {
+        const client = await target.connect();
+        const { query, release } = client;
+        client.query = ((text: unknown, ...rest: unknown[]) =>
+          (query as (...a: unknown[]) => unknown).call(
+            client,
+            text === 'COMMIT' ? 'ROLLBACK' : text,
+            ...rest,
+          )) as typeof client.query;
+        client.release = (err) => {
+          Object.assign(client, { query, release });
+          return release.call(client, err);
+        };
+        return client;
+      };
+    },
+  });
+}
+
+/** Each daily file's pair of rolled-back imports, and how much longer it took with monitoring. */
+function pairedSummary(pairs: Array<{ without: Timing; with: Timing; withFirst: boolean }>): void {
+  const corporate = pairs.filter((p) => /^\d{8}c\.txt$/.test(p.without.file));
+  const longer = (ps: typeof pairs) => ps.map((p) => p.with.ms / p.without.ms - 1);
+  const order = (first: boolean) => longer(corporate.filter((p) => p.withFirst === first));
+  const own = corporate.map((p) => p.with.monitoringMs / (p.with.ms - p.with.monitoringMs));
+  console.log(
+    `  each file rolled back without and with monitoring, once warm: a corporate file took a median ` +
+      `${percent(median(longer(corporate)))} longer with it (max ${percent(Math.max(...longer(corporate)))}; ` +
+      `${percent(median(order(true)))} with it imported first, ${percent(median(order(false)))} second); ` +
+      `an events file ${percent(median(longer(pairs.filter((p) => !corporate.includes(p)))))}; monitoring's own ` +
+      `time a median ${percent(median(own))} of the rest of a corporate file`,
+  );
+}
+
+/**
+ * The daily files into a loaded database, alternately without and with monitoring. With `--paired`, each
+ * file is first imported rolled back (rollingBack) once to read its pages in, then twice more, without and
+ * with monitoring, the one imported first alternating by day, before it is applied.
  */
 async function intoDatabase(url: string): Promise<void> {
   const pool = createPool(url, 4);
+  const dry = rollingBack(pool);
   try {
     // A day's corporate and events files on the same side, days alternating.
     const days = [...new Set(files.map((f) => path.basename(f).slice(0, 8)))];
     const dayOf = (f: string): number => days.indexOf(path.basename(f).slice(0, 8));
     const timings: Timing[] = [];
-    const rounds = args.reapply ? Number(args.rounds) * 2 : 1;
-    for (let r = 0; r < rounds; r++) {
-      for (const file of files) {
-        if (args.reapply) await pool.query('DELETE FROM imports WHERE file_name = $1', [path.basename(file)]);
-        timings.push(await timeImport(pool, file, (dayOf(file) + r) % 2 === 1));
+    const pairs: Array<{ without: Timing; with: Timing; withFirst: boolean }> = [];
+    for (const file of files) {
+      const odd = dayOf(file) % 2 === 1;
+      if (args.paired) {
+        // Unmeasured: the file's pages are cold only for the first import of it.
+        await timeImport(pool, file, false, dry);
+        const first = await timeImport(pool, file, odd, dry);
+        const second = await timeImport(pool, file, !odd, dry);
+        pairs.push(
+          odd ? { with: first, without: second, withFirst: true } : { with: second, without: first, withFirst: false },
+        );
       }
+      timings.push(await timeImport(pool, file, odd));
     }
     await monitoring(pool, false);
-    summary(timings, await entityCount(pool));
+    const entities = await entityCount(pool);
+    summary(timings, entities);
+    if (args.paired) pairedSummary(pairs);
   } finally {
     await pool.end();
   }
