@@ -2,7 +2,7 @@
 // SFTP server given as sftp://user:password@host[:port]/path.
 import path from 'node:path';
 
-/** The registry's own server keeps its files under this directory (docs/registry-files.md). */
+/** The registry's own server keeps its files under this directory (docs/bulk-files.md). */
 export const REGISTRY_SFTP_ROOT = '/Public/doc';
 
 export interface LocalSourceConfig {

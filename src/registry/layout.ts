@@ -1,4 +1,4 @@
-// Fixed-width layouts of the registry's bulk files (docs/registry-files.md).
+// Fixed-width layouts of the registry's bulk files (docs/bulk-files.md).
 // Offsets here are 0-based byte offsets; the spec's tables are 1-based.
 
 export interface Field {

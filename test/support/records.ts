@@ -1,5 +1,5 @@
 // Hand-built registry records for tests. Offsets are the spec's own 1-based numbers
-// (docs/registry-files.md), independent of layout.ts, so a wrong offset there cannot hide.
+// (docs/bulk-files.md), independent of layout.ts, so a wrong offset there cannot hide.
 
 /** A blank record of `size` bytes with `fields` written at their 1-based start. */
 export function record(size: number, fields: Array<[number, string | Buffer]>, filler = 0x20): Buffer {

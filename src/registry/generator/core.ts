@@ -20,7 +20,7 @@ const SNAPSHOT_TYPES = new Weighted<string>([
   ['AGENT', 0.5],
 ]);
 
-/** A real day's new filings (2023-09-29 in docs/registry-files.md). */
+/** A real day's new filings (2023-09-29 in docs/bulk-files.md). */
 export const DAILY_TYPES = new Weighted<string>([
   ['FLAL', 1685],
   ['DOMP', 362],

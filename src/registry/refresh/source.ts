@@ -1,5 +1,5 @@
 // A place the registry's files are fetched from: the registry's SFTP server or a local directory
-// (an operator's own sync), both laid out as the server is (docs/registry-files.md).
+// (an operator's own sync), both laid out as the server is (docs/bulk-files.md).
 import type { FileKind } from '../import/sources.js';
 import { DAILY_CORPORATE_FILE, DAILY_EVENT_FILE, QUARTERLY_CORPORATE_ZIP, QUARTERLY_EVENT_ZIP } from '../layout.js';
 
