@@ -136,6 +136,9 @@ async function timeImport(pool: pg.Pool, file: string, on: boolean, dry?: pg.Poo
   return t;
 }
 
+/** A corporate file: a day's or a snapshot's (events files are another kind of work, summed apart). */
+const isCorporate = (t: Timing): boolean => /^(\d{8}c\.txt|cordata\.zip)$/.test(t.file);
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** A share as a percentage; `none` for the median of no files. */
@@ -150,8 +153,7 @@ const heading = (entities: number): string =>
  * rest of that file's (the importer's work is the same either way; monitoring runs after it).
  */
 function summary(timings: Timing[], entities: number): void {
-  const corporate = (t: Timing) => /^(\d{8}c\.txt|cordata\.zip)$/.test(t.file);
-  const side = (s: Timing['side']) => timings.filter((t) => t.side === s && corporate(t));
+  const side = (s: Timing['side']) => timings.filter((t) => t.side === s && isCorporate(t));
   const perRecord = (ts: Timing[]) => median(ts.map((t) => t.ms / t.records));
   const a = perRecord(side('without'));
   const b = perRecord(side('with'));
@@ -163,7 +165,7 @@ function summary(timings: Timing[], entities: number): void {
     `${heading(entities)}\n` +
       `  monitoring added to a corporate file: median ${percent(median(added(side('with'))))}, ` +
       `max ${percent(Math.max(...added(side('with'))))}; to an events file: median ` +
-      `${percent(median(added(withIt.filter((t) => !corporate(t)))))}; to all files: ${percent(pooled)}\n` +
+      `${percent(median(added(withIt.filter((t) => !isCorporate(t)))))}; to all files: ${percent(pooled)}\n` +
       `  corporate files, alternate days: median ${a.toFixed(3)} ms a record without, ${b.toFixed(3)} with ` +
       `(${percent((b - a) / a)})`,
   );
@@ -202,7 +204,7 @@ function rollingBack(pool: pg.Pool): pg.Pool {
 
 /** Each daily file's pair of rolled-back imports, and how much longer it took with monitoring. */
 function pairedSummary(pairs: Array<{ without: Timing; with: Timing; withFirst: boolean }>): void {
-  const corporate = pairs.filter((p) => /^\d{8}c\.txt$/.test(p.without.file));
+  const corporate = pairs.filter((p) => isCorporate(p.without));
   const longer = (ps: typeof pairs) => ps.map((p) => p.with.ms / p.without.ms - 1);
   const order = (first: boolean) => longer(corporate.filter((p) => p.withFirst === first));
   const own = corporate.map((p) => p.with.monitoringMs / (p.with.ms - p.with.monitoringMs));

@@ -195,6 +195,7 @@ function newMatches(
     for (const doc of [...after.get(search.id)!].sort()) {
       if (earlier.has(doc)) continue;
       const data = { document_number: doc, saved_search: { id: search.id, name: search.name } };
+      // A new document number is announced once per workspace, whichever of its searches it matches.
       const key = `${search.workspace_id} ${doc}`;
       if (isNew.has(doc) && !announced.has(key)) {
         announced.add(key);

@@ -176,8 +176,8 @@ async function applyChanges(
     let counts: ChangeCounts;
     if (corporate) {
       counts = await applyCorporateChanges(client, 'registry');
-      const judged = await timed(() => corporateChangeEvents(client, file.name));
-      if (judged) Object.assign(monitored, judged);
+      const watched = await timed(() => corporateChangeEvents(client, file.name));
+      if (watched) Object.assign(monitored, watched);
     } else {
       monitored.events = await timed(() => filingEventsOfWatched(client, file.name));
       counts = await applyEventChanges(client, 'registry');
