@@ -22,6 +22,11 @@ export default tseslint.config(
     },
   },
   {
+    // The layer rules' configuration is CommonJS, as dependency-cruiser reads it.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
+  },
+  {
     // Tests read JSON answers of every shape.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

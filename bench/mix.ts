@@ -2,8 +2,8 @@
 // as people mistype them, first words, common words, one- and two-character queries, person names
 // in either order, ZIPs and street fragments, each alone and with filters.
 import type pg from 'pg';
-import { Rng } from '../src/registry/generator/random.js';
-import { addressKey, nameKey, personKey } from '../src/registry/normalize.js';
+import { Rng } from '../src/sample/random.js';
+import { addressKey, nameKey, personKey } from '../src/text/normalize.js';
 import { misspell } from './typos.js';
 
 export interface Query {

@@ -25,10 +25,10 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createWorkspace } from '../src/accounts/workspaces.js';
 import { systemClock } from '../src/clock.js';
-import { prepareDatabase } from '../src/db/index.js';
+import { prepareDatabase } from '../src/main/database.js';
 import { createPool } from '../src/db/pool.js';
-import { generateDataset } from '../src/registry/generator/index.js';
-import { importFiles } from '../src/registry/import/index.js';
+import { generateDataset } from '../src/sample/index.js';
+import { importRegistry } from '../src/main/importer.js';
 import { nextQuarter } from './quarter.js';
 
 const { values: args, positionals: files } = parseArgs({
@@ -118,7 +118,7 @@ interface Timing {
 async function timeImport(pool: pg.Pool, file: string, on: boolean, dry?: pg.Pool): Promise<Timing> {
   await monitoring(pool, on);
   const steps: string[] = [];
-  const f = (await importFiles(dry ?? pool, [file], { log: (l) => steps.push(l) })).files[0]!;
+  const f = (await importRegistry(dry ?? pool, [file], { log: (l) => steps.push(l) })).files[0]!;
   const t: Timing = {
     side: on ? 'with' : 'without',
     file: path.basename(file),
@@ -282,7 +282,7 @@ async function intoCopies(): Promise<void> {
     await admin.query(`CREATE DATABASE ${BASE} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
     const base = createPool(urlOf(BASE), 4);
     await prepareDatabase(base);
-    await importFiles(base, baseFiles);
+    await importRegistry(base, baseFiles);
     const entities = await entityCount(base);
     await base.end();
     const timings: Timing[] = [];

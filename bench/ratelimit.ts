@@ -17,13 +17,13 @@ import path from 'node:path';
 import pg from 'pg';
 import { cannon, type CannonRun } from './cannon.js';
 import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
-import { buildApp, type App } from '../src/api/app.js';
+import { buildApp, type App } from '../src/main/app.js';
 import { systemClock } from '../src/clock.js';
 import { loadConfig, type Config } from '../src/config/index.js';
 import { projectRoot } from '../src/config/paths.js';
-import { openDatabase } from '../src/db/index.js';
+import { openServiceDatabase } from '../src/main/database.js';
 import { ManualClock } from '../src/clock.js';
-import { MemoryRateLimiter, openWindow, rateLimitHeaders, type RateLimiter } from '../src/limits/index.js';
+import { MemoryRateLimiter, openWindow, rateLimitHeaders, type RateLimiter } from '../src/ratelimit/index.js';
 
 const ROUTE = '/v1/account/usage';
 const setting = (name: string, fallback: number): number => Number(process.env[name] || fallback);
@@ -87,7 +87,7 @@ const base = loadConfig({
 });
 const scratch = base.databaseUrl ? await scratchDatabase(base.databaseUrl) : null;
 const config: Config = { ...base, databaseUrl: scratch?.url };
-const db = await openDatabase(config);
+const db = await openServiceDatabase(config);
 const apps: App[] = [];
 try {
   const pepper = randomBytes(16).toString('hex');

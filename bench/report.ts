@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { projectRoot } from '../src/config/paths.js';
-import { addressKey, nameKey, normalizeText } from '../src/registry/normalize.js';
+import { addressKey, nameKey, normalizeText } from '../src/text/normalize.js';
 import type { Query } from './mix.js';
 
 export interface Percentiles {

@@ -17,7 +17,7 @@ import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
 import { systemClock } from '../src/clock.js';
 import { projectRoot } from '../src/config/paths.js';
 import { startEmbedded } from '../src/db/embedded.js';
-import { prepareDatabase } from '../src/db/index.js';
+import { prepareDatabase } from '../src/main/database.js';
 import { createPool } from '../src/db/pool.js';
 import { detailPaths, drawMix, type Query } from './mix.js';
 import { runNaive } from './naive.js';

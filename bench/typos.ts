@@ -1,7 +1,7 @@
 // The bench's seeded typo model: one edit of any kind (insertion, deletion, substitution, adjacent
 // transposition) at any position of any word, short words, numbers and the legal form included, as
 // docs/search.md's "What a query means" promises to forgive. Letters stay letters and digits digits.
-import type { Rng } from '../src/registry/generator/random.js';
+import type { Rng } from '../src/sample/random.js';
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const DIGITS = '0123456789';

@@ -19,12 +19,12 @@ import { cannon } from './cannon.js';
 import { openSession } from '../src/accounts/sessions.js';
 import { issueEmailToken, signUp, verifyEmail } from '../src/accounts/users.js';
 import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
-import { buildApp, type App } from '../src/api/app.js';
+import { buildApp, type App } from '../src/main/app.js';
 import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config/index.js';
 import { projectRoot } from '../src/config/paths.js';
-import { openDatabase } from '../src/db/index.js';
-import { seedSample } from '../src/registry/sample.js';
+import { openServiceDatabase } from '../src/main/database.js';
+import { seedSample } from '../src/sample/seed.js';
 
 const setting = (name: string, fallback: number): number => Number(process.env[name] || fallback);
 const DURATION = setting('BENCH_DURATION', 5);
@@ -67,7 +67,7 @@ const config = loadConfig({
   SCHEDULER: '0',
   REDIS_URL: '',
 });
-const db = await openDatabase(config);
+const db = await openServiceDatabase(config);
 const apps: App[] = [];
 try {
   if (db.embedded)

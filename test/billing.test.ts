@@ -27,7 +27,7 @@ import { cancelSubscription } from '../src/billing/subscription.js';
 import { cycleJob } from '../src/accounts/jobs.js';
 import { loadConfig } from '../src/config/index.js';
 import { projectRoot } from '../src/config/paths.js';
-import { JOBS } from '../src/jobs/index.js';
+import { JOBS } from '../src/main/jobs.js';
 import { runJob, type Job } from '../src/jobs/job.js';
 import { Contract } from './support/contract.js';
 import { PEPPER, testApp, type TestApp } from './support/app.js';

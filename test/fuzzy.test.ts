@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setPerMinute } from '../src/accounts/workspaces.js';
 import { importFiles } from '../src/registry/import/index.js';
-import { addressKey, nameKey, personKey } from '../src/registry/normalize.js';
+import { addressKey, nameKey, personKey } from '../src/text/normalize.js';
 import { analyzeName } from '../src/search/entities/name.js';
 import { expandWords, type Term } from '../src/search/words/expansion.js';
 import { testApp, type TestApp } from './support/app.js';

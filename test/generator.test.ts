@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import yauzl from 'yauzl';
-import { formationEntity, snapshotEntity } from '../src/registry/generator/entity.js';
-import { generateDataset, type GenerateSummary } from '../src/registry/generator/index.js';
-import type { DatasetContext, Entity } from '../src/registry/generator/model.js';
+import { formationEntity, snapshotEntity } from '../src/sample/entity.js';
+import { generateDataset, type GenerateSummary } from '../src/sample/index.js';
+import type { DatasetContext, Entity } from '../src/sample/model.js';
 import { inactivationOf } from '../src/registry/codes.js';
 import {
   CORPORATE_RECORD_BYTES,

@@ -11,7 +11,7 @@ import {
   type FailureReason,
   type RateDecision,
   type RateLimiter,
-} from '../src/limits/index.js';
+} from '../src/ratelimit/index.js';
 import { dropKeys, needsRedis, REDIS_URL, testPrefix } from './support/redis.js';
 
 const START = '2026-03-10T12:00:00.000Z';

@@ -15,8 +15,8 @@ import { adjustCredits, setPerMinute } from '../src/accounts/workspaces.js';
 import { originAllowed } from '../src/api/mcp/transport.js';
 import { OPERATIONS } from '../src/api/operations/index.js';
 import { loadConfig } from '../src/config/index.js';
-import { generateDataset } from '../src/registry/generator/index.js';
-import { importFiles } from '../src/registry/import/index.js';
+import { generateDataset } from '../src/sample/index.js';
+import { importRegistry } from '../src/main/importer.js';
 import { testApp, type TestApp } from './support/app.js';
 
 const ALLOWED_ORIGIN = 'https://agent.example.com';
@@ -30,7 +30,7 @@ before(async () => {
   t = await testApp({ now: '2026-03-10T12:00:00Z', env: { MCP_ALLOWED_ORIGINS: ALLOWED_ORIGIN } });
   dataDir = await mkdtemp(path.join(tmpdir(), 'rl-mcp-'));
   await generateDataset({ entities: 3000, outDir: dataDir, seed: 11, days: 5, endDate: '2026-03-09', workers: 0 });
-  await importFiles(t.db.pool, [dataDir]);
+  await importRegistry(t.db.pool, [dataDir]);
   url = new URL('/mcp', await t.app.http.listen({ host: '127.0.0.1', port: 0 }));
 });
 after(async () => {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { migrationsDir, projectRoot } from '../src/config/paths.js';
-import { prepareDatabase } from '../src/db/index.js';
+import { prepareDatabase } from '../src/main/database.js';
 import { UnknownSchemaError, migrate } from '../src/db/migrate.js';
 import type { Pool } from '../src/db/pool.js';
 import { testDatabase, type TestDatabase } from './support/database.js';

@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
 import { createWorkspace } from '../src/accounts/workspaces.js';
-import { buildApp, type App } from '../src/api/app.js';
+import { buildApp, type App } from '../src/main/app.js';
 import { ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config/index.js';
-import { openDatabase, type Database } from '../src/db/index.js';
+import { openServiceDatabase } from '../src/main/database.js';
+import type { Database } from '../src/db/index.js';
 import { loadFixture } from './support/fixture.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 
@@ -30,7 +31,7 @@ before(async () => {
     LOG_LEVEL: 'silent',
     SCHEDULER: '0',
   });
-  db = await openDatabase(config, { poolSize: 2 });
+  db = await openServiceDatabase(config, { poolSize: 2 });
   app = await buildApp({ config, db, pepper: 'p', clock });
 });
 after(async () => {

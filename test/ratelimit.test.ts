@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { adjustCredits, setStatus } from '../src/accounts/workspaces.js';
-import { buildApp } from '../src/api/app.js';
+import { buildApp } from '../src/main/app.js';
 import type { Operation } from '../src/api/operation.js';
 import { listRecentFilings } from '../src/api/operations/filings.js';
-import { failOpen, type RateLimiter } from '../src/limits/index.js';
+import { failOpen, type RateLimiter } from '../src/ratelimit/index.js';
 import { PEPPER, testApp, type TestApp } from './support/app.js';
 import { dropKeys, freePort, needsRedis, needsRedisServer, OwnRedis, REDIS_URL, testPrefix } from './support/redis.js';
 

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runJob, type JobRun } from '../src/jobs/job.js';
-import { generateDataset } from '../src/registry/generator/index.js';
+import { generateDataset } from '../src/sample/index.js';
 import { parseCorporate } from '../src/registry/parse.js';
-import { refreshJob } from '../src/registry/refresh/job.js';
+import { findJob } from '../src/main/jobs.js';
 import { testApp, type TestApp } from './support/app.js';
 import { Contract } from './support/contract.js';
 
@@ -41,7 +41,7 @@ describe('refresh from a local directory', () => {
 
   async function refresh(): Promise<JobRun> {
     const run = await runJob(
-      refreshJob,
+      findJob('refresh'),
       { pool: t.db.pool, config: t.config, clock: t.clock, asOf: t.clock.now(), log: () => {} },
       'manual',
     );

@@ -11,8 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../src/clock.js';
 import { loadConfig, type Config } from '../src/config/index.js';
 import { runJob, type JobRun } from '../src/jobs/job.js';
-import { generateDataset } from '../src/registry/generator/index.js';
-import { refreshJob } from '../src/registry/refresh/job.js';
+import { generateDataset } from '../src/sample/index.js';
+import { findJob } from '../src/main/jobs.js';
 import { downloadDir, planRefresh } from '../src/registry/refresh/run.js';
 import { classify } from '../src/registry/refresh/source.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
@@ -78,7 +78,11 @@ describe('refresh over SFTP', { skip: unavailable ?? false }, () => {
   }
 
   const refresh = (cfg = config): Promise<JobRun> =>
-    runJob(refreshJob, { pool: db.pool, config: cfg, clock, asOf: clock.now(), log: (l) => logs.push(l) }, 'manual');
+    runJob(
+      findJob('refresh'),
+      { pool: db.pool, config: cfg, clock, asOf: clock.now(), log: (l) => logs.push(l) },
+      'manual',
+    );
 
   const one = async <T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T> =>
     (await db.pool.query(sql, params)).rows[0] as T;

@@ -12,10 +12,11 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createWorkspace } from '../src/accounts/workspaces.js';
-import { buildApp, type App } from '../src/api/app.js';
+import { buildApp, type App } from '../src/main/app.js';
 import { ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config/index.js';
-import { openDatabase, type Database } from '../src/db/index.js';
+import { openServiceDatabase } from '../src/main/database.js';
+import type { Database } from '../src/db/index.js';
 import { REPLICA_RETRY_MS } from '../src/db/read-pool.js';
 import { importFiles } from '../src/registry/import/index.js';
 import { loadFixture } from './support/fixture.js';
@@ -132,7 +133,7 @@ describe('a streaming replica behind READ_DATABASE_URL', { skip: skip ?? false }
       LOG_LEVEL: 'silent',
       SCHEDULER: '0',
     });
-    db = await openDatabase(config, { poolSize: 2 });
+    db = await openServiceDatabase(config, { poolSize: 2 });
     app = await buildApp({ config, db, pepper: 'p', clock });
     key = (await createWorkspace(db.pool, { plan: 'pro' }, 'p', clock)).key.key;
   });

@@ -1,4 +1,4 @@
-// The ways a relevance page is found (src/search/ranking/plan.ts): ranking every match, and reading
+// The ways a relevance page is found (src/search/ranking/strategy.ts): ranking every match, and reading
 // the ranked postings (ranking/postings.ts) or walking the trigram-count index with the similarity
 // bound. On a generated registry, every query of every kind, first and later pages, must come out the same every way.
 // Words in 25 rows count as frequent here, so the common words have postings, and words in 5 rows
@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { after, before, describe, it } from 'node:test';
-import { generateDataset } from '../src/registry/generator/index.js';
+import { generateDataset } from '../src/sample/index.js';
 import { importFiles } from '../src/registry/import/index.js';
 import { dateWalkFilter } from '../src/search/entities/date-walk.js';
 import { createSearch, type Search } from '../src/search/index.js';
-import { nameKey, sortedWords, trigramCount } from '../src/registry/normalize.js';
+import { nameKey, sortedWords, trigramCount } from '../src/text/normalize.js';
 import { contenders } from '../src/search/ranking/trigram-walk.js';
 import { countTerm } from '../src/search/words/counts.js';
 import { expandWords } from '../src/search/words/expansion.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config/index.js';
-import { linesOnly, startServer } from '../src/server.js';
+import { linesOnly, startServer } from '../src/main/server.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 
 let db: TestDatabase;

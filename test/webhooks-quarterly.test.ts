@@ -11,7 +11,8 @@ import yazl from 'yazl';
 import { createWorkspace } from '../src/accounts/workspaces.js';
 import { ManualClock } from '../src/clock.js';
 import { addSavedSearch, addWatch, createEndpoint } from '../src/monitoring/store.js';
-import { importFiles } from '../src/registry/import/index.js';
+import { importRegistry } from '../src/main/importer.js';
+import { monitoringObserver } from '../src/monitoring/observer.js';
 import { silentProgress } from '../src/registry/import/progress.js';
 import { loadSnapshot } from '../src/registry/import/snapshot.js';
 import { discover } from '../src/registry/import/sources.js';
@@ -80,7 +81,7 @@ const eventSnapshot = (date: string, seqs: number[]): Promise<string> =>
 /** Imports the files; returns the monitoring lines of the import log. */
 async function load(files: string[]): Promise<string[]> {
   const lines: string[] = [];
-  const summary = await importFiles(db.pool, files, { log: (l) => lines.push(l), frequentWord: 2 });
+  const summary = await importRegistry(db.pool, files, { log: (l) => lines.push(l), frequentWord: 2 });
   assert.ok(summary.files.every((f) => f.status === 'imported'));
   return lines.filter((l) => /^\S+: monitoring /.test(l));
 }
@@ -199,7 +200,7 @@ describe('quarterly snapshots and monitoring', () => {
         (l) => lines.push(l),
         () => Promise.reject(new Error('recording failed')),
         undefined,
-        { frequentWord: 2 },
+        { frequentWord: 2, observer: monitoringObserver },
       ),
       /recording failed/,
     );

@@ -16,7 +16,7 @@ import { matchConditions } from '../src/search/entities/filters.js';
 import { analyzeName } from '../src/search/entities/name.js';
 import type { EntitySearch } from '../src/search/entities/query.js';
 import { Sql } from '../src/search/sql.js';
-import { importFiles } from '../src/registry/import/index.js';
+import { importRegistry } from '../src/main/importer.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 import { corporate, fileOf, person, type Corp } from './support/records.js';
 
@@ -36,7 +36,7 @@ after(async () => {
 async function importDaily(name: string, records: Corp[]): Promise<number> {
   const file = path.join(dir, name);
   await writeFile(file, fileOf(records.map(corporate)));
-  return (await importFiles(db.pool, [file])).files[0]!.entities_judged;
+  return (await importRegistry(db.pool, [file])).files[0]!.entities_judged;
 }
 
 /** `type search-name document` of every event written for `file`, sorted. */

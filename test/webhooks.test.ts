@@ -22,7 +22,7 @@ import {
   replayEvent,
   sendTestEvent,
 } from '../src/monitoring/store.js';
-import { importFiles } from '../src/registry/import/index.js';
+import { importRegistry } from '../src/main/importer.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 import { corporate, fileOf } from './support/records.js';
 
@@ -104,7 +104,7 @@ describe('monitoring', () => {
   let secret: string;
 
   it('delivers entity.updated, entity.created and saved_search.match, signed both ways', async () => {
-    await importFiles(db.pool, [
+    await importRegistry(db.pool, [
       await daily('20261001c.txt', [
         corporate({ doc: 'L26000000001', name: 'ACME WIDGETS LLC', city: 'MIAMI', fileDate: '09282026' }),
         corporate({ doc: 'L26000000002', name: 'ORANGE GROVE LLC', city: 'TAMPA', fileDate: '09282026' }),
@@ -133,7 +133,7 @@ describe('monitoring', () => {
       corporate({ doc: 'L26000000003', name: 'SUNRISE BAKERY LLC', city: 'ORLANDO', fileDate: '10012026' }),
       corporate({ doc: 'L26000000004', name: 'SUNSET BAKERY LLC', city: 'MIAMI', fileDate: '10012026' }),
     ]);
-    await importFiles(db.pool, [file]);
+    await importRegistry(db.pool, [file]);
     await deliverAll();
     const got = receiver.events();
     assert.deepEqual(got.map((e) => e.type).sort(), ['entity.created', 'entity.updated', 'saved_search.match']);
@@ -155,7 +155,7 @@ describe('monitoring', () => {
     }
     // The same file again is refused by the importer: no event twice.
     const before = await eventCount();
-    const again = await importFiles(db.pool, [file]);
+    const again = await importRegistry(db.pool, [file]);
     assert.equal(again.files[0]!.status, 'already_imported');
     assert.equal(await eventCount(), before);
   });
@@ -163,7 +163,7 @@ describe('monitoring', () => {
   it('keeps retrying while the receiver is down: every event arrives once up, under its first id', async () => {
     receiver.got.length = 0;
     await receiver.stop();
-    await importFiles(db.pool, [
+    await importRegistry(db.pool, [
       await daily('20261003c.txt', [
         corporate({ doc: 'L26000000001', name: 'ACME WIDGETS HOLDINGS LLC', city: 'TAMPA', fileDate: '09282026' }),
         corporate({ doc: 'L26000000005', name: 'MOONLIGHT BAKERY INC', city: 'ORLANDO', fileDate: '10022026' }),

@@ -1,10 +1,10 @@
 // Word expansion (src/search/words/expansion.ts) finds a query word's neighbours through the
 // dictionary's deletion keys (entity_word_keys and the like, registry.word_deletes). These tests hold
 // the expansions against a brute-force edit distance scan, and the trigram count the ranking bounds
-// similarity with (src/registry/normalize.ts) against pg_trgm itself.
+// similarity with (src/text/normalize.ts) against pg_trgm itself.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { trigramCount } from '../src/registry/normalize.js';
+import { trigramCount } from '../src/text/normalize.js';
 import { editsAllowed, expandWords } from '../src/search/words/expansion.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 

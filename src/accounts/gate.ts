@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import { hashKey, type KeyKind } from './keys.js';
+import type { Role } from './sessions.js';
 import { TEST_KEY_MONTHLY_CREDITS, TRIAL_CAP, TRIAL_DAYS, type PlanSlug, type Surface } from './catalog.js';
 
 export interface Caller {
@@ -18,7 +19,7 @@ export interface Caller {
   readonly perMinute: number;
 }
 
-export type GateOutcome =
+type GateOutcome =
   'ok' | 'unauthorized' | 'rest_disabled' | 'mcp_disabled' | 'forbidden' | 'payment_required' | 'quota_exhausted';
 
 export interface GateResult {
@@ -35,7 +36,18 @@ export interface GateResult {
  * Who presents itself: an API key, or a member signed in to the web app calling through the same-origin
  * proxy (the session was checked by the caller; the gate takes the workspace's live credits).
  */
-export type Credential = { readonly key: string } | { readonly member: { workspaceId: string; userId: string } };
+export type Credential = { readonly key: string } | { readonly member: MemberCall };
+
+/** A member signed in to the web app, calling through the same-origin proxy (src/web/proxy-auth.ts). */
+export interface MemberCall {
+  readonly workspaceId: string;
+  readonly userId: string;
+}
+
+/** That member with their role in the workspace (billing changes are the owner's). */
+export interface SignedInMember extends MemberCall {
+  readonly role: Role;
+}
 
 export interface GateRequest {
   readonly credential: Credential;
@@ -61,7 +73,7 @@ interface GateRow {
 }
 
 /** Reservations older than this belong to a request that will not finish; the sweeper releases them. */
-export const RESERVATION_TIMEOUT_MS = 5 * 60 * 1000;
+const RESERVATION_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** The most requests of one key checked in one transaction. */
 const MAX_BATCH = 64;

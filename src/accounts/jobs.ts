@@ -21,7 +21,7 @@ export const cycleJob: Job = {
   },
 };
 
-export const logPurgeJob: Job = {
+const logPurgeJob: Job = {
   name: 'log_purge',
   schedule: '30 0 * * *',
   description: 'deletes request logs older than 30 days (daily, 00:30 UTC)',
@@ -30,7 +30,7 @@ export const logPurgeJob: Job = {
   },
 };
 
-export const reservationSweepJob: Job = {
+const reservationSweepJob: Job = {
   name: 'reservation_sweep',
   schedule: '* * * * *',
   description: 'releases credits reserved by requests that never finished (every minute)',
@@ -40,7 +40,7 @@ export const reservationSweepJob: Job = {
   },
 };
 
-export const webPurgeJob: Job = {
+const webPurgeJob: Job = {
   name: 'web_purge',
   schedule: '45 0 * * *',
   description: 'deletes web sessions that are over and mailed links used or expired (daily, 00:45 UTC)',

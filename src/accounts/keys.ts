@@ -18,7 +18,7 @@ export function newKey(kind: KeyKind): string {
   return `svc_${kind}_${base62(32)}`;
 }
 
-export function isWellFormedKey(key: string): boolean {
+function isWellFormedKey(key: string): boolean {
   return KEY_FORMAT.test(key);
 }
 

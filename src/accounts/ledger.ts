@@ -1,7 +1,7 @@
 // Balances read from the ledger, and the check that the fast counters equal the ledger's sums.
 import type pg from 'pg';
 
-export interface Balances {
+interface Balances {
   /** Signed sum of every live entry (monthly, packs, overage): negative while overage is unpaid. */
   balance: number;
   monthly_remaining: number;

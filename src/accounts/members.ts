@@ -10,9 +10,9 @@ import { newToken, tokenHash } from './tokens.js';
 import { normalizeEmail } from './users.js';
 
 /** An invitation link is good for a week. */
-export const INVITATION_TTL_MS = 7 * 86_400_000;
+const INVITATION_TTL_MS = 7 * 86_400_000;
 /** A workspace has at most this many members and pending invitations together (a mail-flood guard). */
-export const MAX_MEMBERS = 50;
+const MAX_MEMBERS = 50;
 
 const iso = (c: string): string => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 

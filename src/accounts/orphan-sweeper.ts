@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import { sweepReservations } from './gate.js';
 
 /** How often a server looks for reservations of instances that are gone (a query on a tiny table). */
-export const ORPHAN_SWEEP_MS = 5_000;
+const ORPHAN_SWEEP_MS = 5_000;
 
 export function startOrphanSweeper(
   pool: pg.Pool,

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { newToken, tokenHash } from './tokens.js';
 
 /** A browser stays signed in this long, however active (then the user logs in again). */
-export const SESSION_TTL_MS = 14 * 86_400_000;
+const SESSION_TTL_MS = 14 * 86_400_000;
 
 export type Role = 'owner' | 'member';
 

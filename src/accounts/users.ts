@@ -18,7 +18,7 @@ export interface User {
 export type EmailPurpose = 'verify' | 'reset';
 
 /** A verification link is good for two days (mail can be slow to be read); a reset link for one hour. */
-export const EMAIL_TOKEN_TTL_MS: Readonly<Record<EmailPurpose, number>> = {
+const EMAIL_TOKEN_TTL_MS: Readonly<Record<EmailPurpose, number>> = {
   verify: 48 * 3600_000,
   reset: 3600_000,
 };

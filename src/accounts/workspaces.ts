@@ -7,7 +7,7 @@ import { base62, hashKey, keyHint, newKey, type KeyKind } from './keys.js';
 import { PLANS, TEST_KEY_MONTHLY_CREDITS, type PlanSlug } from './catalog.js';
 import { isPlanSlug } from './plans.js';
 
-export class AccountError extends Error {}
+class AccountError extends Error {}
 
 export interface Workspace {
   id: string;
@@ -83,7 +83,7 @@ export async function getWorkspace(db: Db, id: string, lock = false): Promise<Wo
   return rows[0];
 }
 
-export async function insertKey(
+async function insertKey(
   db: Db,
   workspace: string,
   kind: KeyKind,

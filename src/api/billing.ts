@@ -12,12 +12,12 @@ import type { PaymentProvider } from '../billing/provider.js';
 import type { Clock } from '../clock.js';
 import { ApiError, badRequest } from './errors.js';
 import type { DocumentedRoute } from './openapi.js';
-import type { Pipeline } from './pipeline.js';
+import type { MemberAuth, Pipeline } from './pipeline.js';
 import { parseOrRefuse } from './refusals.js';
 import { credentialHeaders } from './credentials.js';
-import { recordCall, sendOutcome } from './rest.js';
+import { recordCall } from './call-record.js';
+import { sendOutcome } from './rest.js';
 import { singleEnvelope } from './schemas.js';
-import type { ProxyAuth } from './web/proxy-auth.js';
 
 const ownerOnly = () => new ApiError('forbidden', "Only the workspace's owner changes its billing.");
 
@@ -27,7 +27,7 @@ export interface BillingDeps {
   readonly clock: Clock;
   readonly payments: PaymentProvider;
   /** A member signed in to the web app, calling with the session instead of a key. */
-  readonly member: ProxyAuth;
+  readonly member: MemberAuth;
 }
 
 const PROXY_PREFIX = '/api/v1';

@@ -22,7 +22,7 @@ export interface ErrorBody {
 }
 
 /** docs/contract.md, "Authentication": one body for every authentication failure. */
-export const UNAUTHORIZED_MESSAGE = 'Invalid or missing API key.';
+const UNAUTHORIZED_MESSAGE = 'Invalid or missing API key.';
 
 export class ApiError extends Error {
   readonly status: number;

@@ -14,7 +14,7 @@ export function limit(def: number, max: number) {
     .meta({ description: `Page size, ${def} by default; values above ${max} are clamped to ${max}.`, maximum: max });
 }
 
-export const offset = z.coerce
+const offset = z.coerce
   .number({ error: 'must be an integer' })
   .int({ error: 'must be an integer' })
   .min(0, { error: 'must not be negative' })

@@ -6,7 +6,8 @@
 // signed in to the web app may call instead of a key (`member`): the same stages, on the workspace's live
 // credits.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Caller, Credential, Gate, GateResult } from '../accounts/gate.js';
+import type { FastifyRequest } from 'fastify';
+import type { Caller, Credential, Gate, GateResult, MemberCall, SignedInMember } from '../accounts/gate.js';
 import { presentedKey } from '../accounts/keys.js';
 import type { Surface } from '../accounts/catalog.js';
 import type { Clock } from '../clock.js';
@@ -18,7 +19,7 @@ import {
   workspaceWindow,
   type RateDecision,
   type RateLimiter,
-} from '../limits/index.js';
+} from '../ratelimit/index.js';
 import { isQueryCanceled } from '../db/pool.js';
 import type { ErrorLog } from './error-log.js';
 import { ApiError, badRequest, internalError, queryTimedOut, unauthorized } from './errors.js';
@@ -37,15 +38,13 @@ export interface Invocation {
   readonly clientIp: string;
   /**
    * A member signed in to the web app, calling through the same-origin proxy with no key: its session and
-   * CSRF token already checked (src/api/web/proxy-auth.ts). Never set on /v1 or /mcp.
+   * CSRF token already checked (src/web/proxy-auth.ts). Never set on /v1 or /mcp.
    */
   readonly member?: MemberCall | null;
 }
 
-export interface MemberCall {
-  readonly workspaceId: string;
-  readonly userId: string;
-}
+/** Finds the member signed in to the web app behind a request on the same-origin proxy (src/web/proxy-auth.ts). */
+export type MemberAuth = (req: FastifyRequest) => Promise<SignedInMember | null>;
 
 /** What the first stages need of a call that runs no operation. */
 export type Admission = Pick<Invocation, 'surface' | 'headers' | 'requestId' | 'member'>;

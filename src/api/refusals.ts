@@ -2,7 +2,7 @@
 // surface, and what the gate decided about the plan and the credits. docs/contract.md, "Errors".
 import type { z } from 'zod';
 import type { GateResult } from '../accounts/gate.js';
-import type { RateDecision } from '../limits/index.js';
+import type { RateDecision } from '../ratelimit/index.js';
 import { ApiError, badRequest, type Details } from './errors.js';
 
 /** The 429 of a full per-minute window. */

@@ -2,15 +2,16 @@
 // pipeline. Routes stay thin: read the request, invoke, write the outcome.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodObject } from 'zod';
-import { KEYLESS_PER_MINUTE, addressWindow, rateLimitHeaders, type RateLimiter } from '../limits/index.js';
+import { KEYLESS_PER_MINUTE, addressWindow, rateLimitHeaders, type RateLimiter } from '../ratelimit/index.js';
+import { recordCall } from './call-record.js';
 import { ApiError } from './errors.js';
 import type { Operation, ListResult } from './operation.js';
 import { credentialHeaders } from './credentials.js';
 import { csvHeaders, toCsv, wantsCsv } from './csv.js';
-import type { MemberCall, Outcome, Pipeline } from './pipeline.js';
+import type { MemberAuth, Outcome, Pipeline } from './pipeline.js';
 import { perMinuteRefusal } from './refusals.js';
 
-export const API_PREFIXES = ['/v1', '/api/v1'] as const;
+const API_PREFIXES = ['/v1', '/api/v1'] as const;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -20,35 +21,6 @@ export const fastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, 
 /** Columns of a list operation's hits, in the schema's order. */
 function hitColumns(op: Operation): string[] {
   return op.result instanceof ZodObject ? Object.keys(op.result.shape) : [];
-}
-
-/** What a request tells the request log about who called and what it cost. */
-export interface CallRecord {
-  workspaceId: string | null;
-  keyId: string | null;
-  /** A member signed in to the web app, calling through the same-origin proxy. */
-  userId: string | null;
-  /** A test key's call (its credits are the test pool's, not the workspace's usage). */
-  testKey: boolean;
-  credits: number;
-  surface: 'rest' | 'mcp' | 'keyless';
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    call?: CallRecord;
-  }
-}
-
-export function recordCall(req: FastifyRequest, outcome: Outcome, surface: CallRecord['surface']): void {
-  req.call = {
-    workspaceId: outcome.caller?.workspaceId ?? null,
-    keyId: outcome.caller?.keyId ?? null,
-    userId: outcome.caller?.userId ?? null,
-    testKey: outcome.caller?.keyKind === 'test',
-    credits: outcome.credits,
-    surface,
-  };
 }
 
 /** Writes a pipeline outcome as the HTTP response (a file result's headers name its type). */
@@ -66,7 +38,7 @@ export function registerRest(
   app: FastifyInstance,
   operations: readonly Operation[],
   pipeline: Pipeline,
-  member: (req: FastifyRequest) => Promise<MemberCall | null> = async () => null,
+  member: MemberAuth = async () => null,
 ): void {
   for (const op of operations) {
     const columns = hitColumns(op);

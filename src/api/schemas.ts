@@ -2,15 +2,14 @@
 // account's usage: every key required. Tests check every answer against these; OpenAPI and the MCP
 // output schemas are generated from them.
 import { z } from 'zod';
-import { FacetValue } from '../search/shapes.js';
-import { FACET_VALUES } from '../search/thresholds.js';
+import { FACET_VALUES, FacetValue } from '../search/index.js';
 
-export const Meta = z.object({
+const Meta = z.object({
   request_id: z.string(),
   dataset_status: z.enum(['live', 'stale', 'empty']).optional(),
 });
 
-export const Pagination = z.object({
+const Pagination = z.object({
   limit: z.number().int(),
   offset: z.number().int(),
   total: z.number().int().meta({ description: 'Exact number of matches of the query (not of the page).' }),

@@ -5,14 +5,14 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { KEYLESS_PER_MINUTE, openWindow, rateLimitHeaders } from '../limits/index.js';
+import { KEYLESS_PER_MINUTE, openWindow, rateLimitHeaders } from '../ratelimit/index.js';
 import type { ErrorLog } from './error-log.js';
 import { ApiError, internalError } from './errors.js';
 import { newRequestId } from './ids.js';
 import { errorReply } from './rest.js';
 
 /** Node's limit on a request's headers (its default, stated: the 431 message names it). */
-export const MAX_HEADER_BYTES = 16 * 1024;
+const MAX_HEADER_BYTES = 16 * 1024;
 
 /** The status and message for an error Node's HTTP parser raised on a connection. */
 function clientErrorAnswer(code: string | undefined): { status: number; message: string } {

@@ -8,15 +8,15 @@ import { addPack, isPackSlug } from '../accounts/packs.js';
 import { writeLedger } from '../accounts/workspaces.js';
 import { inTransaction } from '../db/pool.js';
 import { CURRENCY } from '../accounts/catalog.js';
+import { BillingError } from './errors.js';
 import { applyPlanChange } from './plan-change.js';
 import type { PaymentProvider, ProviderName } from './provider.js';
 import { iso } from './sql.js';
 
 /** A billing rule refused the operation; the message says which and why. */
-export class BillingError extends Error {}
 
 /** An open checkout can be completed on the local page this long (as long as a Stripe session lasts). */
-export const CHECKOUT_TTL_MS = 24 * 60 * 60 * 1000;
+const CHECKOUT_TTL_MS = 24 * 60 * 60 * 1000;
 
 export interface Checkout {
   id: string;

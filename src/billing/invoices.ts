@@ -2,11 +2,11 @@
 // paid (each paid item writes its `overage_payment` ledger entry).
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
-import { BillingError } from './checkouts.js';
+import { BillingError } from './errors.js';
 import { payItems } from './overage.js';
 import { iso } from './sql.js';
 
-export interface InvoiceItem {
+interface InvoiceItem {
   day: string;
   credits: number;
   amount_cents: number;

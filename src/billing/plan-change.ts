@@ -14,7 +14,7 @@
 import type pg from 'pg';
 import { PLANS, TEST_KEY_MONTHLY_CREDITS, type PlanSlug } from '../accounts/catalog.js';
 import { getWorkspace, writeLedger, type Workspace } from '../accounts/workspaces.js';
-import { BillingError } from './checkouts.js';
+import { BillingError } from './errors.js';
 
 /** Plans a customer picks without talking to us (Enterprise is priced by contract). */
 export const SELF_SERVE_PLANS = ['mcp_starter', 'developer', 'pro', 'growth', 'lead_feed'] as const;

@@ -6,7 +6,8 @@ import type pg from 'pg';
 import { CURRENCY, PLANS, type PlanSlug } from '../accounts/catalog.js';
 import { getWorkspace } from '../accounts/workspaces.js';
 import { inTransaction } from '../db/pool.js';
-import { BillingError, newCheckoutId, recordCheckout } from './checkouts.js';
+import { newCheckoutId, recordCheckout } from './checkouts.js';
+import { BillingError } from './errors.js';
 import {
   applyPlanChange,
   changeKind,

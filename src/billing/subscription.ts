@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { getWorkspace, type Workspace } from '../accounts/workspaces.js';
 import { isoDay } from '../clock.js';
 import { inTransaction } from '../db/pool.js';
-import { BillingError } from './checkouts.js';
+import { BillingError } from './errors.js';
 import { billWorkspace, type BilledItem } from './overage.js';
 
 export interface Cancellation {

@@ -1,13 +1,14 @@
 // What a command needs: the configuration and, for most, the database.
 import { loadConfig, type Config } from '../config/index.js';
-import { openDatabase, type Database } from '../db/index.js';
+import { openServiceDatabase } from '../main/database.js';
+import type { Database } from '../db/index.js';
 
 /** Runs `work` with the database open, closing it (and an embedded server this process started) after. */
 export async function withDatabase<T>(
   work: (db: Database, config: Config) => Promise<T>,
   config = loadConfig(),
 ): Promise<T> {
-  const db = await openDatabase(config, { poolSize: 4 });
+  const db = await openServiceDatabase(config, { poolSize: 4 });
   try {
     return await work(db, config);
   } finally {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import { PLANS } from '../accounts/catalog.js';
 import type { Config } from '../config/index.js';
-import type { RunningServer } from '../server.js';
+import type { RunningServer } from '../main/server.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 

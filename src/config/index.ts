@@ -99,7 +99,7 @@ export interface Config {
   readonly webhooks: { readonly allowPrivate: boolean; readonly retrySeconds: number };
 }
 
-export interface BillingConfig {
+interface BillingConfig {
   /** Who takes the money for credit packs: the service's own checkout page, or Stripe. */
   readonly provider: 'local' | 'stripe';
   readonly stripeSecretKey: string;
@@ -109,7 +109,7 @@ export interface BillingConfig {
   readonly publicBaseUrl: string;
 }
 
-export interface WebConfig {
+interface WebConfig {
   /** SMTP server of the mails to users (`smtp://user:pass@host:587`, `smtps://...`); null: written under DATA_DIR/mail. */
   readonly smtpUrl: string | null;
   readonly mailFrom: string;

@@ -5,7 +5,7 @@ import path from 'node:path';
 /** The registry's own server keeps its files under this directory (docs/bulk-files.md). */
 export const REGISTRY_SFTP_ROOT = '/Public/doc';
 
-export interface LocalSourceConfig {
+interface LocalSourceConfig {
   readonly kind: 'local';
   readonly dir: string;
 }

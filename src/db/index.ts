@@ -1,8 +1,6 @@
 // The service's database: the configured PostgreSQL, or the embedded one, migrated and pooled.
 import type { Config } from '../config/index.js';
 import { startEmbedded } from './embedded.js';
-import { syncPlans } from '../accounts/plans.js';
-import { syncZipCounties } from '../registry/counties.js';
 import { INSTANCE_ID, InstanceHolder } from './instance.js';
 import { migrate } from './migrate.js';
 import { createPool, type Pool } from './pool.js';
@@ -21,28 +19,26 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Migrations, then the reference tables written from the code and data files that define them. */
-export async function prepareDatabase(pool: Pool): Promise<void> {
-  await migrate(pool);
-  await syncPlans(pool);
-  await syncZipCounties(pool);
+export interface OpenOptions {
+  poolSize?: number;
+  /** A server: it names its connections and holds its instance lock (src/db/instance.ts). */
+  instance?: boolean;
+  /** Readies the schema before any other use (default: the migrations alone). */
+  prepare?: (pool: Pool) => Promise<void>;
 }
 
 /**
  * Opens the service's database. A server (`instance`) names its connections and holds its instance
  * lock (src/db/instance.ts) so that the reservations of its requests are released as soon as it dies.
  */
-export async function openDatabase(
-  config: Config,
-  opts: { poolSize?: number; instance?: boolean } = {},
-): Promise<Database> {
+export async function openDatabase(config: Config, opts: OpenOptions = {}): Promise<Database> {
   const server = config.databaseUrl ? null : await startEmbedded(config.dataDir, { port: config.embeddedPgPort });
   const url = config.databaseUrl ?? server!.url;
   const size = opts.poolSize ?? config.dbPoolSize;
   const pool = createPool(url, size, { instance: opts.instance ? INSTANCE_ID : null });
   const holder = opts.instance ? new InstanceHolder(url) : null;
   try {
-    await prepareDatabase(pool);
+    await (opts.prepare ?? migrate)(pool);
     await holder?.start();
   } catch (err) {
     await pool.end();

@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import pg from 'pg';
 
 /** The advisory-lock class of instance locks (the second key is the instance number). */
-export const INSTANCE_LOCK_CLASS = 7_310_010;
+const INSTANCE_LOCK_CLASS = 7_310_010;
 /** A lost holder connection (a database restart) is opened again after this long. */
 const RECONNECT_MS = 1_000;
 

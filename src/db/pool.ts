@@ -7,7 +7,7 @@ pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export type Pool = pg.Pool;
-export type PoolClient = pg.PoolClient;
+type PoolClient = pg.PoolClient;
 
 export interface PoolOptions {
   readonly applicationName?: string;

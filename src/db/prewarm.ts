@@ -10,7 +10,7 @@ import type pg from 'pg';
  * every match a filter is checked on), the ranked postings, then officers, agents and addresses.
  * Missing names are skipped (a unit loads only its own tables).
  */
-export const HOT_RELATIONS = [
+const HOT_RELATIONS = [
   'entity_words',
   'entity_words_pkey',
   'entity_word_keys_idx',

@@ -1,15 +1,9 @@
 // Which of the entities an import touched match a saved search: the entity search's own match predicate
-// (src/search/entities/filters.ts), evaluated for every search in one pass over the rows the change could
+// (src/search/entities/predicates.ts), evaluated for every search in one pass over the rows the change could
 // move in or out of one (judgedChanges), before and again after the change, so its cost follows the
 // file's changes, not the dataset (docs/webhooks.md, "Events").
-import DataLoader from 'dataloader';
 import type pg from 'pg';
-import type { Dictionary } from '../registry/dictionaries.js';
-import { matchConditions } from '../search/entities/filters.js';
-import { analyzeName } from '../search/entities/name.js';
-import type { EntitySearch } from '../search/entities/query.js';
-import { Sql } from '../search/sql.js';
-import { expandWordLists, type Expand, type Term } from '../search/words/expansion.js';
+import { entityPredicates, type EntitySearch } from '../search/index.js';
 
 export interface SavedSearch {
   id: string;
@@ -62,7 +56,7 @@ export function judgedChanges(searches: SavedSearch[]): string | null {
  * The judged entities' officers as they are now: an officer name is looked up among these few rows (a
  * common surname's rows in the whole registry would cost a second and more each).
  */
-export const TOUCHED_OFFICERS = 'mon_officers';
+const TOUCHED_OFFICERS = 'mon_officers';
 
 /**
  * Copies the officers in `officers` (a table) of the entities in `documents` (a query of
@@ -101,28 +95,6 @@ export interface CompiledSearches {
 }
 
 /**
- * Looks up the words of many searches in one statement a dictionary: lookups asked in the same tick are
- * batched (DataLoader), so compiling S searches reads each dictionary once, not S times.
- */
-function batchedExpand(client: pg.PoolClient): Expand {
-  const loader = new DataLoader<string, Term[]>(async (keys) => {
-    const asked = keys.map((k) => JSON.parse(k) as [Dictionary, string[]]);
-    const terms: Term[][] = [];
-    for (const dictionary of new Set(asked.map(([d]) => d))) {
-      const mine = asked.flatMap(([d, words], i) => (d === dictionary ? [{ i, words }] : []));
-      const found = await expandWordLists(
-        client,
-        dictionary,
-        mine.map((m) => m.words),
-      );
-      mine.forEach((m, k) => (terms[m.i] = found[k]!));
-    }
-    return terms;
-  });
-  return (dictionary, words) => loader.load(JSON.stringify([dictionary, words]));
-}
-
-/**
  * The saved searches' predicates, each distinct set of params compiled once, on the import's connection:
  * compiled again once the change is applied, a name's word expansions include the words the file brings.
  */
@@ -133,21 +105,14 @@ export async function compileSearches(client: pg.PoolClient, searches: SavedSear
     alike.set(key, [...(alike.get(key) ?? []), s]);
   }
   const groups = [...alike.values()];
-  const expand = batchedExpand(client);
+  const compiler = entityPredicates(client, TOUCHED_OFFICERS);
   const batches: Batch[] = [];
   for (let i = 0; i < groups.length; i += SEARCHES_PER_STATEMENT) {
-    const sql = new Sql();
-    const batch: Batch = { searches: groups.slice(i, i + SEARCHES_PER_STATEMENT), conditions: [], params: sql.params };
-    // All at once, so that their word lookups share statements; each condition names its own placeholders.
-    batch.conditions = await Promise.all(
-      batch.searches.map(async (group) => {
-        const q: EntitySearch = { ...group[0]!.params, limit: 1, offset: 0 };
-        const name = await analyzeName(client, q.name, expand);
-        const where = await matchConditions(client, sql, q, name, null, { officers: TOUCHED_OFFICERS, expand });
-        return where.join(' AND ') || 'true';
-      }),
+    const batch = groups.slice(i, i + SEARCHES_PER_STATEMENT);
+    const { conditions, params } = await compiler.compile(
+      batch.map((group) => ({ ...group[0]!.params, limit: 1, offset: 0 })),
     );
-    batches.push(batch);
+    batches.push({ searches: batch, conditions, params });
   }
   return { all: searches, batches };
 }

@@ -2,17 +2,9 @@
 // change against the live ones, reported like a daily file's changes (touched.ts) in the swap's
 // transaction. Nothing is compared when nobody monitors anything, nor on a first load (no live rows).
 import type pg from 'pg';
+import type { Step, SwapObservation } from '../registry/import/observer.js';
 import { WATCHED_FIELDS, monitoredSearches, newFilingEvents, writeEvents } from './outbox.js';
 import { LIVE, createTouched, startJudgment } from './touched.js';
-
-/** A snapshot's monitoring: read before the swap, written after it, both in the swap's transaction. */
-export interface SnapshotWatch {
-  /** Writes the events once the staged tables are live; returns how many. */
-  after(client: pg.PoolClient, file: string): Promise<number>;
-}
-
-/** Logs a step of the load with its time; told what the comparison found. */
-type Step = (what: string) => void;
 
 const isEmpty = async (client: pg.PoolClient, table: string): Promise<boolean> =>
   (await client.query(`SELECT 1 FROM ${table} LIMIT 1`)).rowCount === 0;
@@ -46,7 +38,7 @@ export async function watchCorporateSnapshot(
   client: pg.PoolClient,
   next: string,
   step: Step,
-): Promise<SnapshotWatch | null> {
+): Promise<SwapObservation | null> {
   const searches = await monitoredSearches(client);
   if (!searches || (await isEmpty(client, 'registry.entities'))) return null;
   step(`monitoring diff: ${await createTouched(client, differingDocuments(next), LIVE)} differ`);
@@ -58,7 +50,7 @@ export async function watchEventSnapshot(
   client: pg.PoolClient,
   next: string,
   step: Step,
-): Promise<SnapshotWatch | null> {
+): Promise<SwapObservation | null> {
   const { rowCount } = await client.query('SELECT 1 FROM watched_entities LIMIT 1');
   if (rowCount === 0 || (await isEmpty(client, 'registry.events'))) return null;
   const events = await newFilingEvents(client, `SELECT * FROM ${next}.events`);

@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import type pg from 'pg';
 import { zipCountyCsv } from '../config/paths.js';
-import { normalizeText } from './normalize.js';
+import { normalizeText } from '../text/normalize.js';
 
-export interface ZipCounty {
+interface ZipCounty {
   zip: string;
   county: string;
   county_fips: string;
@@ -13,14 +13,14 @@ export interface ZipCounty {
   zip_type: string;
 }
 
-export const ZIP_COUNTIES: readonly ZipCounty[] = parse(readFileSync(zipCountyCsv), {
+const ZIP_COUNTIES: readonly ZipCounty[] = parse(readFileSync(zipCountyCsv), {
   columns: true,
   skip_empty_lines: true,
   trim: true,
 });
 
 /** The 67 county names as the table spells them (`Miami-Dade`, `St. Johns`). */
-export const COUNTIES: readonly string[] = [...new Set(ZIP_COUNTIES.map((z) => z.county))].sort();
+const COUNTIES: readonly string[] = [...new Set(ZIP_COUNTIES.map((z) => z.county))].sort();
 
 const countyKey = (s: string): string =>
   normalizeText(s)

@@ -3,7 +3,7 @@
 import type pg from 'pg';
 
 /** docs/contract.md, "Operations": `live` when the last successful import is under 36 hours old, else `stale`. */
-export const STALE_AFTER_MS = 36 * 60 * 60 * 1000;
+const STALE_AFTER_MS = 36 * 60 * 60 * 1000;
 
 export type DatasetStatus = 'live' | 'stale' | 'empty';
 
@@ -72,7 +72,7 @@ const NEWEST_FILING_DATE = `greatest(
  * Counts every table exactly (seconds on the full registry: for the end of a full load, never for the
  * request path) and stores the counts and the newest filing date where the status endpoint reads them.
  */
-export async function recountDataset(pool: pg.Pool): Promise<DatasetCounts> {
+async function recountDataset(pool: pg.Pool): Promise<DatasetCounts> {
   const { rows } = await pool.query<DatasetCounts>(`
     UPDATE dataset_state SET
       entities = (SELECT count(*) FROM registry.entities),

@@ -57,7 +57,7 @@ function asciiLine(buf: Buffer): string | null {
 }
 
 /** The trimmed text of bytes [start, start+len) of `buf` ('' when blank). NUL bytes count as blanks. */
-export function text(buf: Buffer, start: number, len: number): string {
+function text(buf: Buffer, start: number, len: number): string {
   const line = asciiLine(buf);
   if (line !== null) {
     // Native slicing and trimming; NUL bytes (daily files' filler) read as blanks.
@@ -88,7 +88,7 @@ const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 
 /** True when y-m-d is a real calendar date. */
-export function isRealDate(y: number, m: number, d: number): boolean {
+function isRealDate(y: number, m: number, d: number): boolean {
   if (m < 1 || m > 12 || d < 1) return false;
   const max = m === 2 && isLeap(y) ? 29 : (DAYS_IN_MONTH[m - 1] as number);
   return d <= max;

@@ -55,7 +55,7 @@ export const corporate = {
 } as const;
 
 export const OFFICER_SLOTS = 6;
-export const OFFICER_SLOT_BYTES = 128;
+const OFFICER_SLOT_BYTES = 128;
 export const officerSlotStart = (slot: number): number => 669 - 1 + OFFICER_SLOT_BYTES * (slot - 1);
 
 /** Offsets inside an officer slot, relative to the slot's first byte. */

@@ -12,7 +12,7 @@ import {
   personName as PN,
 } from './layout.js';
 
-export interface Address {
+interface Address {
   readonly addr1: string;
   readonly addr2: string;
   readonly city: string;
@@ -23,7 +23,7 @@ export interface Address {
   readonly country: string;
 }
 
-export interface PersonParts {
+interface PersonParts {
   readonly last: string;
   readonly first: string;
   readonly middle: string;
@@ -38,13 +38,13 @@ export interface Name {
   readonly person: PersonParts | null;
 }
 
-export interface Officer {
+interface Officer {
   readonly slot: number;
   readonly title: string;
   readonly name: Name;
 }
 
-export interface Agent {
+interface Agent {
   readonly name: Name;
   readonly addr: string;
   readonly city: string;
@@ -53,7 +53,7 @@ export interface Agent {
   readonly zip5: string | null;
 }
 
-export interface AnnualReport {
+interface AnnualReport {
   readonly year: number;
   readonly filedDate: string | null;
 }

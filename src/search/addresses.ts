@@ -2,11 +2,11 @@
 // on the postal code, listed by address; anything else matches the normalized address (street and
 // city) by words and ranks like names (src/search/ranking).
 import type pg from 'pg';
-import { addressKey } from '../registry/normalize.js';
+import { addressKey } from '../text/normalize.js';
 import { addressesKey } from './cache-keys.js';
 import type { SearchContext } from './context.js';
 import type { Page, PageRequest } from './paging.js';
-import { rankedPage } from './ranking/plan.js';
+import { rankedPage } from './ranking/strategy.js';
 import type { AddressHit } from './shapes.js';
 import { Sql } from './sql.js';
 import { countRows, Total } from './totals/total.js';

@@ -43,3 +43,23 @@ export function createSearch(
 }
 
 export type Search = ReturnType<typeof createSearch>;
+
+// What other layers may use of the search beside createSearch: the shapes of its answers and queries (the
+// operations' schemas are built from them) and the entity predicates monitoring evaluates itself.
+export { FACETS, SORTS, type EntitySearch } from './entities/query.js';
+export { entityPredicates } from './entities/predicates.js';
+export { LEAD_FILE_COLUMNS } from './leads.js';
+export type { Page } from './paging.js';
+export {
+  AddressHit,
+  AgentHit,
+  EntityDetail,
+  EntityHit,
+  FacetValue,
+  FilingHit,
+  LeadFileRow,
+  LeadHit,
+  OfficerHit,
+} from './shapes.js';
+export { STATUS_VALUES } from './status.js';
+export { FACET_VALUES } from './thresholds.js';

@@ -3,13 +3,13 @@
 // names (src/search/ranking): exact (either word order), prefix, then trigram similarity (which ignores
 // word order).
 import type pg from 'pg';
-import type { Dictionary } from '../registry/dictionaries.js';
-import { nameKey, personKey, sortedWords } from '../registry/normalize.js';
+import type { Dictionary } from '../text/dictionaries.js';
+import { nameKey, personKey, sortedWords } from '../text/normalize.js';
 import { namesKey } from './cache-keys.js';
 import type { SearchContext } from './context.js';
 import type { Page, PageRequest } from './paging.js';
 import { firstWordTier } from './ranking/first-word-tier.js';
-import { rankedPage } from './ranking/plan.js';
+import { rankedPage } from './ranking/strategy.js';
 import type { FirstWordIndex, RankedQuery } from './ranking/query.js';
 import type { AgentHit, OfficerHit } from './shapes.js';
 import { Sql } from './sql.js';

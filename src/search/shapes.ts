@@ -39,7 +39,7 @@ export const Address = z
   .meta({ id: 'Address' });
 export type Address = z.output<typeof Address>;
 
-export const Officer = z
+const Officer = z
   .object({
     slot: z.number().int().nullable(),
     title: nullable,

@@ -10,7 +10,7 @@ import { SMTPServer } from 'smtp-server';
 import { projectRoot } from '../../src/config/paths.js';
 import { testApp, type TestApp } from '../support/app.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 
 /** Why the browser tests cannot run here, or null. On CI (CI set) .ci/run installs Chromium: missing, it fails. */
 export function browserUnavailable(): string | null {
@@ -19,9 +19,9 @@ export function browserUnavailable(): string | null {
 }
 
 /** Where each run's screenshots go (git-ignored), to look at. */
-export const SCREENSHOTS = path.join(projectRoot, 'test-results', 'screenshots');
+const SCREENSHOTS = path.join(projectRoot, 'test-results', 'screenshots');
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -29,14 +29,14 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export interface ReceivedMail {
+interface ReceivedMail {
   readonly to: string;
   readonly subject: string;
   readonly text: string;
 }
 
 /** A real SMTP server on loopback that keeps every message it receives, parsed. */
-export class MailCatcher {
+class MailCatcher {
   readonly received: ReceivedMail[] = [];
   private readonly server: SMTPServer;
   private waiters: Array<() => void> = [];

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { createWorkspace, type CreatedKey, type Workspace } from '../../src/accounts/workspaces.js';
-import { buildApp, type App } from '../../src/api/app.js';
+import { buildApp, type App } from '../../src/main/app.js';
 import type { PaymentProvider } from '../../src/billing/provider.js';
 import { ManualClock } from '../../src/clock.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import type { Database } from '../../src/db/index.js';
-import type { LimiterContext, RateLimiter } from '../../src/limits/index.js';
+import type { LimiterContext, RateLimiter } from '../../src/ratelimit/index.js';
 import { testDatabase, type TestDatabase } from './database.js';
 
 export const PEPPER = 'test-pepper';

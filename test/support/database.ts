@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { projectRoot } from '../../src/config/paths.js';
 import { startEmbedded, type EmbeddedServer } from '../../src/db/embedded.js';
-import { prepareDatabase } from '../../src/db/index.js';
+import { prepareDatabase } from '../../src/main/database.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
 
 export const TEMPLATE_ENV = 'TEST_TEMPLATE_URL';

@@ -4,12 +4,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
-import { importFiles } from '../../src/registry/import/index.js';
+import { importRegistry } from '../../src/main/importer.js';
 import { corporate, event, fileOf, person, type Corp, type Ev } from './records.js';
 
 const CSC = 'CORPORATION SERVICE COMPANY';
 
-export const ENTITIES: Corp[] = [
+const ENTITIES: Corp[] = [
   {
     doc: 'L20000000001',
     name: 'ACME HOLDINGS LLC',
@@ -102,7 +102,7 @@ export const ENTITIES: Corp[] = [
 ];
 
 /** 55 events for the first entity (more than the 50 the detail shows), a dissolution, recent filings. */
-export const EVENTS: Ev[] = [
+const EVENTS: Ev[] = [
   ...Array.from({ length: 55 }, (_, i): Ev => ({
     doc: 'L20000000001',
     seq: i + 1,
@@ -120,7 +120,7 @@ export async function loadFixture(pool: pg.Pool): Promise<void> {
   try {
     await writeFile(path.join(dir, '20260309c.txt'), fileOf(ENTITIES.map(corporate)));
     await writeFile(path.join(dir, '20260309ce.txt'), fileOf(EVENTS.map(event)));
-    const summary = await importFiles(pool, [dir]);
+    const summary = await importRegistry(pool, [dir]);
     if (summary.totals.records_rejected !== 0) throw new Error(`fixture rejected: ${JSON.stringify(summary.files)}`);
   } finally {
     await rm(dir, { recursive: true, force: true });

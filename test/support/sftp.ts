@@ -8,7 +8,7 @@ import net from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 
-export const SSHD = '/usr/sbin/sshd';
+const SSHD = '/usr/sbin/sshd';
 
 /**
  * Why the SFTP tests cannot run here, or null when they can. On CI (CI set) a missing sshd is a
@@ -134,7 +134,7 @@ export async function startSftpServer(): Promise<SftpServer> {
 }
 
 /** What the relay does with the next connections: pass them, refuse them, or cut them after some bytes. */
-export type Behaviour = { pass: true } | { refuse: true } | { cutAfterBytes: number };
+type Behaviour = { pass: true } | { refuse: true } | { cutAfterBytes: number };
 
 export interface Relay {
   readonly port: number;

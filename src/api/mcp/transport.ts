@@ -15,7 +15,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { credentialHeaders } from '../credentials.js';
 import type { Operation } from '../operation.js';
 import type { Pipeline } from '../pipeline.js';
-import { recordCall } from '../rest.js';
+import { recordCall } from '../call-record.js';
 import { errorFrame, fromApiError, RPC_ERROR, RpcError, withRequestId, type ErrorFrame } from './errors.js';
 import { invalidParams } from './params-check.js';
 import { createMcpServer, mcpCatalog, type Exchange } from './server.js';

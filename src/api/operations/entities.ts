@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { FACETS, SORTS } from '../../search/entities/query.js';
-import { EntityDetail, EntityHit } from '../../search/shapes.js';
-import { STATUS_VALUES } from '../../search/status.js';
+import { EntityDetail, EntityHit, FACETS, SORTS, STATUS_VALUES } from '../../search/index.js';
 import { ApiError } from '../errors.js';
 import { defineOperation } from '../operation.js';
 import { documentNumber, entityTypeCode, isoDate, multi, oneOf, pagination, text, twoLetters } from '../params.js';

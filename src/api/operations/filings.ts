@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { addDays, isoDay } from '../../clock.js';
 import { defineOperation } from '../operation.js';
 import { isoDate, pagination } from '../params.js';
-import { FilingHit } from '../../search/shapes.js';
+import { FilingHit } from '../../search/index.js';
 import { listEnvelope } from '../schemas.js';
 import { listResult, USE_NOTE } from './list.js';
 

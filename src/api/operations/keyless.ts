@@ -2,15 +2,14 @@
 // per client address, never metered, and not MCP tools.
 import { z } from 'zod';
 import { isoDay } from '../../clock.js';
-import { datasetStatus, staleSince } from '../../registry/dataset.js';
-import { KEYLESS_PER_MINUTE, PUBLIC_SEARCH_PER_MINUTE } from '../../limits/index.js';
+import { KEYLESS_PER_MINUTE, PUBLIC_SEARCH_PER_MINUTE } from '../../ratelimit/index.js';
 import { defineOperation, type Operation } from '../operation.js';
 import { limit, text } from '../params.js';
-import { EntityHit } from '../../search/shapes.js';
+import { EntityHit } from '../../search/index.js';
 import { listEnvelope, singleEnvelope } from '../schemas.js';
 import { listResult } from './list.js';
 
-export const sample = defineOperation({
+const sample = defineOperation({
   name: 'getSample',
   tool: null,
   path: '/sample',
@@ -36,9 +35,9 @@ export const sample = defineOperation({
   },
 });
 
-export const PUBLIC_SEARCH_LIMIT = 10;
+const PUBLIC_SEARCH_LIMIT = 10;
 
-export const publicSearch = defineOperation({
+const publicSearch = defineOperation({
   name: 'publicSearch',
   tool: null,
   path: '/public/search',
@@ -60,7 +59,7 @@ export const publicSearch = defineOperation({
 
 const count = z.number().int().nullable();
 
-export const DatasetStatusBody = z
+const DatasetStatusBody = z
   .object({
     dataset_status: z.enum(['live', 'stale', 'empty']).meta({
       description:
@@ -99,7 +98,7 @@ export const DatasetStatusBody = z
   })
   .meta({ id: 'DatasetStatus' });
 
-export const status = defineOperation({
+const status = defineOperation({
   name: 'getStatus',
   tool: null,
   path: '/status',
@@ -114,23 +113,7 @@ export const status = defineOperation({
   metered: false,
   keyless: { perMinute: KEYLESS_PER_MINUTE },
   errors: [],
-  async handle(_p, ctx) {
-    const state = await ctx.services.dataset.state();
-    return {
-      data: {
-        dataset_status: datasetStatus(state.refreshed_at, ctx.now),
-        stale_since: staleSince(state.refreshed_at, ctx.now),
-        last_refresh_at: state.refreshed_at,
-        files_applied: state.last_refresh_files,
-        last_import_at: state.last_import_at,
-        snapshot_date: state.snapshot_date,
-        newest_file_date: state.newest_file_date,
-        newest_filing_date: state.newest_filing_date,
-        counts: { entities: state.entities, officers: state.officers, events: state.events, agents: state.agents },
-        dataset_version: state.version,
-      },
-    };
-  },
+  handle: async (_p, ctx) => ({ data: await ctx.services.dataset.report() }),
 });
 
 export const KEYLESS_OPERATIONS: readonly Operation[] = [

@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import { canonicalCounty } from '../../registry/counties.js';
-import { LEAD_FILE_COLUMNS } from '../../search/leads.js';
-import { LeadFileRow, LeadHit } from '../../search/shapes.js';
+import { LEAD_FILE_COLUMNS, LeadFileRow, LeadHit } from '../../search/index.js';
 import { toCsv } from '../csv.js';
 import { defineOperation } from '../operation.js';
 import { entityTypeCode, isoDate, pagination, text } from '../params.js';
 import { listEnvelope } from '../schemas.js';
 import { listResult, USE_NOTE } from './list.js';
 
-export const county = z
+const county = z
   .string({ error: 'must be a single text value' })
   .max(40, { error: 'must be at most 40 characters' })
   .transform((v, ctx) => {

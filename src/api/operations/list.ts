@@ -1,4 +1,4 @@
-import type { Page } from '../../search/paging.js';
+import type { Page } from '../../search/index.js';
 import type { ListResult } from '../operation.js';
 
 /** A page of hits as the List envelope's data and pagination. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../operation.js';
 import { pagination, text } from '../params.js';
-import { AddressHit, AgentHit, OfficerHit } from '../../search/shapes.js';
+import { AddressHit, AgentHit, OfficerHit } from '../../search/index.js';
 import { listEnvelope } from '../schemas.js';
 import { listResult, USE_NOTE } from './list.js';
 

@@ -36,7 +36,7 @@ const all = <T>(rows: T[]) => ({
 });
 const Removed = z.object({ removed: z.literal(true) });
 
-export const listEntityWatches = defineOperation({
+const listEntityWatches = defineOperation({
   name: 'listEntityWatches',
   tool: null,
   path: '/watches/entities',
@@ -93,7 +93,7 @@ export const unwatchEntity = defineOperation({
   },
 });
 
-export const listSavedSearchWatches = defineOperation({
+const listSavedSearchWatches = defineOperation({
   name: 'listSavedSearches',
   tool: null,
   path: '/watches/searches',

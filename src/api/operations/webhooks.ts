@@ -40,7 +40,7 @@ const all = <T>(rows: T[]) => ({
   pagination: { limit: rows.length, offset: 0, total: rows.length, has_more: false },
 });
 
-export const listWebhooks = defineOperation({
+const listWebhooks = defineOperation({
   name: 'listWebhooks',
   tool: null,
   path: '/webhooks',

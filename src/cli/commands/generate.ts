@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { generateDataset, type GenerateSummary } from '../../registry/generator/index.js';
+import { generateDataset, type GenerateSummary } from '../../sample/index.js';
 import { terminalBar } from '../bar.js';
 import { printResult, type OutputOptions } from '../output.js';
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { importFiles, type ImportSummary } from '../../registry/import/index.js';
+import { importRegistry } from '../../main/importer.js';
+import type { ImportSummary } from '../../registry/import/index.js';
 import { createProgress } from '../../registry/import/progress.js';
 import { logLine, withDatabase } from '../context.js';
 import { printResult, type OutputOptions } from '../output.js';
@@ -32,7 +33,7 @@ export function registerImport(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(async (paths: string[], opts: OutputOptions) => {
       const summary = await withDatabase((db) =>
-        importFiles(db.pool, paths, { progress: createProgress(logLine), log: logLine }),
+        importRegistry(db.pool, paths, { progress: createProgress(logLine), log: logLine }),
       );
       printResult(summary, opts, human);
     });

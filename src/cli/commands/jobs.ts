@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { systemClock } from '../../clock.js';
-import { findJob, JOBS } from '../../jobs/index.js';
+import { findJob, JOBS } from '../../main/jobs.js';
 import { runJob } from '../../jobs/job.js';
 import { logLine, withDatabase } from '../context.js';
 import { printResult, type OutputOptions } from '../output.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { systemClock } from '../../clock.js';
 import { runJob } from '../../jobs/job.js';
-import { refreshJob } from '../../registry/refresh/job.js';
+import { findJob } from '../../main/jobs.js';
 import { planRefresh, type RefreshPlan } from '../../registry/refresh/run.js';
 import { logLine, withDatabase } from '../context.js';
 import { printResult, type OutputOptions } from '../output.js';
@@ -40,7 +40,7 @@ export function registerRefresh(program: Command): void {
       }
       const result = await withDatabase((db, config) =>
         runJob(
-          refreshJob,
+          findJob('refresh'),
           { pool: db.pool, config, clock: systemClock, asOf: systemClock.now(), log: logLine },
           'manual',
         ),

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/index.js';
-import { startServer, type StartOutput } from '../../server.js';
+import { startServer, type StartOutput } from '../../main/server.js';
 import { terminalBar } from '../bar.js';
 import { logLine } from '../context.js';
 import { startSummary } from '../start-summary.js';

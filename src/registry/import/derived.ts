@@ -11,7 +11,7 @@ import { WORD_THRESHOLDS, dictionaryDerivations, moveDictionaries } from './deri
 
 export type { Derivation, Schema } from './derived/derivation.js';
 export { eventDerivations, refreshEventDerived } from './derived/inactivations.js';
-export { COUNTED_WORD, FREQUENT_WORD, WORD_THRESHOLDS, type WordThresholds } from './derived/words.js';
+export { COUNTED_WORD, FREQUENT_WORD, type WordThresholds } from './derived/words.js';
 
 /** The corporate-derived tables of a freshly loaded schema, each built in its own statement. */
 export function corporateDerivations(s: Schema, words = WORD_THRESHOLDS): Derivation[] {

@@ -6,8 +6,7 @@ import { prewarmDataset } from '../../db/prewarm.js';
 import { datasetAfterImport, moveDatasetCounts, type DatasetCounts } from '../dataset.js';
 import { parseCorporate, parseEvent } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges, openChangeSet, type ChangeCounts } from './changes.js';
-import { filingEventsOfWatched } from '../../monitoring/outbox.js';
-import { corporateChangeEvents } from '../../monitoring/touched.js';
+import type { ImportObserver, Observed } from './observer.js';
 import { silentProgress, type Progress } from './progress.js';
 import { readRecords, type ReadStats, type Reject } from './read.js';
 import { entityRow, eventRow, officerRows } from './rows.js';
@@ -18,7 +17,7 @@ import { vacuumDataset } from './vacuum.js';
 const IMPORT_LOCK = 7_310_002;
 const REJECTS_SHOWN = 20;
 
-export interface FileSummary {
+interface FileSummary {
   file: string;
   kind: SourceFile['kind'];
   file_date: string;
@@ -30,8 +29,8 @@ export interface FileSummary {
   records_rejected: number;
   rejects: Reject[];
   /**
-   * Monitoring events the file wrote, the time monitoring took of `elapsed_ms`, and the touched entities
-   * its saved searches judged (a daily corporate file's; docs/webhooks.md).
+   * What the import's observer (monitoring, docs/webhooks.md) did with the file: the events it wrote, its
+   * time within `elapsed_ms`, and the entities it judged (a daily corporate file's).
    */
   events_written: number;
   monitoring_ms: number;
@@ -64,6 +63,8 @@ export interface ImportOptions extends SnapshotOptions {
   refuse?: (stats: ReadStats) => string | null;
   /** Called after each file, applied or skipped: `done` of `total` files. */
   onFile?: (done: number, total: number) => void;
+  /** Told of each change in its transaction (src/registry/import/observer.ts); by default nobody is. */
+  observer?: ImportObserver;
 }
 
 /** A file refused by `ImportOptions.refuse`: nothing of it was applied. */
@@ -83,21 +84,21 @@ function checkRefusal(file: SourceFile, stats: ReadStats, refuse: ImportOptions[
   if (reason) throw new ImportRefused(file.name, reason, stats);
 }
 
-/** What monitoring added to a file: its events and its time (0 and 0 when nobody monitors anything). */
-interface Monitored {
+/** What the observer did with a file: its events and its time (0 and 0 when it observed nothing). */
+interface Observation {
   events: number;
-  monitoringMs: number;
+  observerMs: number;
   judged?: number;
 }
 
-interface Outcome extends Omit<ChangeCounts, 'moved'>, ReadStats, Monitored {}
+interface Outcome extends Omit<ChangeCounts, 'moved'>, ReadStats, Observation {}
 
 async function recordImport(
   client: pg.PoolClient,
   file: SourceFile,
   sum: string,
   startedAt: Date,
-  o: Omit<Outcome, keyof Monitored>,
+  o: Omit<Outcome, keyof Observation>,
 ): Promise<void> {
   await client.query(
     `INSERT INTO imports (file_name, kind, file_date, checksum, size_bytes, started_at, finished_at,
@@ -132,7 +133,7 @@ async function applyChanges(
   sum: string,
   startedAt: Date,
   progress: Progress,
-  refuse: ImportOptions['refuse'],
+  { refuse, observer }: ImportOptions,
 ): Promise<Outcome> {
   const corporate = file.kind === 'quarterly_corporate' || file.kind === 'daily_corporate';
   return inTransaction(pool, async (client) => {
@@ -163,26 +164,23 @@ async function applyChanges(
       progress.stop();
     }
     checkRefusal(file, stats, refuse);
-    // Monitoring's events are written with the changes they report, in this transaction (docs/webhooks.md).
-    const monitored: Monitored = { events: 0, monitoringMs: 0 };
-    const timed = async <T>(work: () => Promise<T>): Promise<T> => {
+    // The observer writes what it reports with the changes, in this transaction (src/registry/import/observer.ts).
+    const observation: Observation = { events: 0, observerMs: 0 };
+    const observe = async (work: () => Promise<Observed | null>): Promise<void> => {
       const started = performance.now();
-      try {
-        return await work();
-      } finally {
-        monitored.monitoringMs += Math.round(performance.now() - started);
-      }
+      const seen = await work();
+      observation.observerMs += Math.round(performance.now() - started);
+      if (seen) Object.assign(observation, { events: seen.written, judged: seen.judged });
     };
     let counts: ChangeCounts;
     if (corporate) {
       counts = await applyCorporateChanges(client, 'registry');
-      const watched = await timed(() => corporateChangeEvents(client, file.name));
-      if (watched) Object.assign(monitored, watched);
+      if (observer) await observe(() => observer.corporateApplied(client, file.name));
     } else {
-      monitored.events = await timed(() => filingEventsOfWatched(client, file.name));
+      if (observer) await observe(() => observer.eventsRead(client, file.name));
       counts = await applyEventChanges(client, 'registry');
     }
-    const outcome = { ...stats, ...counts, ...monitored };
+    const outcome = { ...stats, ...counts, ...observation };
     await recordImport(client, file, sum, startedAt, outcome);
     await moveDatasetCounts(client, counts.moved);
     return outcome;
@@ -255,7 +253,7 @@ export async function importFiles(
             (stats) => checkRefusal(file, stats, opts.refuse),
             opts,
           ).then((r) => ({ ...r, updated: 0, skippedOlder: 0 }))
-        : await applyChanges(pool, file, sum, startedAt, progress, opts.refuse);
+        : await applyChanges(pool, file, sum, startedAt, progress, opts);
       fullLoaded ||= file.fullLoad;
       // Once a snapshot's tables are all in (the next file is not another), before the daily files:
       // they read the same rows and index pages at random. The vacuum first (see vacuum.ts).
@@ -268,9 +266,9 @@ export async function importFiles(
       log(
         `${file.name}: ${o.read} read, ${o.loaded} loaded, ${o.updated} updated, ` +
           `${o.skippedOlder} older than stored, ${o.rejected} rejected` +
-          (o.monitoringMs
-            ? `; monitoring ${o.judged === undefined ? '' : `judged ${o.judged} entities, `}` +
-              `wrote ${o.events} events in ${o.monitoringMs} ms`
+          (o.observerMs
+            ? `; ${opts.observer?.name} ${o.judged === undefined ? '' : `judged ${o.judged} entities, `}` +
+              `wrote ${o.events} events in ${o.observerMs} ms`
             : ''),
       );
       summaries.push({
@@ -283,7 +281,7 @@ export async function importFiles(
         records_rejected: o.rejected,
         rejects: o.rejects.slice(0, REJECTS_SHOWN),
         events_written: o.events,
-        monitoring_ms: o.monitoringMs,
+        monitoring_ms: o.observerMs,
         entities_judged: o.judged ?? 0,
         elapsed_ms: Date.now() - started,
       });

@@ -3,7 +3,7 @@
 // than by PostgreSQL as rows arrive: show_trgm() cost the copy about 15 µs of server CPU a record).
 import { filingTypeOf } from '../codes.js';
 import type { CorporateRecord, EventRecord, Name } from '../parse.js';
-import { addressKey, nameKey, personKey, trigramCount } from '../normalize.js';
+import { addressKey, nameKey, personKey, trigramCount } from '../../text/normalize.js';
 import type { CopyValue } from './copy.js';
 
 export const ENTITY_COLUMNS = [

@@ -4,7 +4,7 @@
 import { PGraph, PGraphError, type DependencyList, type PGraphNodeRecord } from 'p-graph';
 import type pg from 'pg';
 import { inTransaction } from '../../db/pool.js';
-import { watchCorporateSnapshot, watchEventSnapshot, type SnapshotWatch } from '../../monitoring/snapshot.js';
+import type { ImportObserver } from './observer.js';
 import { parseCorporate, parseEvent, type CorporateRecord, type EventRecord } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges } from './changes.js';
 import { CopyWriter } from './copy.js';
@@ -35,6 +35,8 @@ export interface SnapshotOptions {
   countedWord?: number;
   /** Snapshot files from this many bytes on are parsed on worker threads (PARALLEL_FROM_BYTES). */
   parallelFromBytes?: number;
+  /** Told of the swap in its transaction (src/registry/import/observer.ts). */
+  observer?: ImportObserver;
 }
 
 interface Unit {
@@ -48,8 +50,8 @@ interface Unit {
   dedupe(client: pg.PoolClient): Promise<void>;
   /** Applies live rows newer than the snapshot to the staged tables. */
   carryOver(client: pg.PoolClient, snapshotDate: string): Promise<number>;
-  /** Monitoring's comparison of the staged tables with the live ones (logged as a step), or null when none is made. */
-  watch(client: pg.PoolClient, step: (what: string) => void): Promise<SnapshotWatch | null>;
+  /** What the observer is told the staged tables are. */
+  readonly observed: 'corporate' | 'events';
 }
 
 const corporateUnit: Unit = {
@@ -100,7 +102,7 @@ const corporateUnit: Unit = {
     const counts = await applyCorporateChanges(client, NEXT);
     return counts.loaded + counts.updated;
   },
-  watch: (client, step) => watchCorporateSnapshot(client, NEXT, step),
+  observed: 'corporate',
 };
 
 const eventUnit: Unit = {
@@ -130,7 +132,7 @@ const eventUnit: Unit = {
     const counts = await applyEventChanges(client, NEXT);
     return counts.loaded + counts.updated;
   },
-  watch: (client, step) => watchEventSnapshot(client, NEXT, step),
+  observed: 'events',
 };
 
 /** The staged copy of a live table, with its storage options (fillfactor) before any row is written. */
@@ -329,9 +331,9 @@ async function addKeys(pool: pg.Pool, unit: Unit, constraints: string[]): Promis
 export interface SnapshotResult extends ReadStats {
   loaded: number;
   carriedOver: number;
-  /** Monitoring events written, and the time monitoring took (0 and 0 when nothing was compared). */
+  /** The observer's records written, and its time (0 and 0 when it observed nothing). */
   events: number;
-  monitoringMs: number;
+  observerMs: number;
 }
 
 /**
@@ -350,6 +352,7 @@ export async function loadSnapshot(
     frequentWord = FREQUENT_WORD,
     countedWord = COUNTED_WORD,
     parallelFromBytes = PARALLEL_FROM_BYTES,
+    observer,
   }: SnapshotOptions = {},
 ): Promise<SnapshotResult> {
   let stepStarted = Date.now();
@@ -394,15 +397,15 @@ export async function loadSnapshot(
     step(`carried over ${carriedOver} newer records`);
 
     const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${NEXT}.${unit.copied[0]!.table}`);
-    const result: SnapshotResult = { ...stats, loaded: rows[0]!.n, carriedOver, events: 0, monitoringMs: 0 };
+    const result: SnapshotResult = { ...stats, loaded: rows[0]!.n, carriedOver, events: 0, observerMs: 0 };
     await inTransaction(pool, async (client) => {
-      // Monitoring's events are written with the swap they report, in its transaction (docs/webhooks.md):
-      // compared before the swap (readers keep the live tables meanwhile), written after it.
+      // The observer writes what it reports with the swap, in its transaction: it compares before the swap
+      // (readers keep the live tables meanwhile) and writes after it.
       const started = Date.now();
       stepStarted = started;
-      const watch = await unit.watch(client, step);
-      if (watch) step('monitoring read before the swap');
-      const monitoringMs = Date.now() - started;
+      const observation = observer ? await observer.snapshotStaged(client, unit.observed, NEXT, step) : null;
+      if (observation) step(`${observer!.name} read before the swap`);
+      const observerMs = Date.now() - started;
       await client.query("SET LOCAL lock_timeout = '60s'");
       await client.query('CREATE SCHEMA registry_retired');
       for (const t of tables) {
@@ -412,10 +415,10 @@ export async function loadSnapshot(
       await client.query('DROP SCHEMA registry_retired CASCADE');
       await client.query(`DROP SCHEMA ${NEXT}`);
       stepStarted = Date.now();
-      if (watch) {
-        result.events = await watch.after(client, file.name);
-        result.monitoringMs = monitoringMs + Date.now() - stepStarted;
-        step(`monitoring events: ${result.events} written`);
+      if (observation) {
+        result.events = await observation.after(client, file.name);
+        result.observerMs = observerMs + Date.now() - stepStarted;
+        step(`${observer!.name} events: ${result.events} written`);
       }
       await finish(client, result);
     });

@@ -17,7 +17,7 @@ import {
 
 export type FileKind = 'quarterly_corporate' | 'quarterly_events' | 'daily_corporate' | 'daily_events';
 
-export interface Member {
+interface Member {
   readonly name: string;
   readonly size: number;
   open(): Promise<Readable>;

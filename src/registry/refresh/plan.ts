@@ -7,7 +7,7 @@ import type { FileKind } from '../import/sources.js';
 import type { ListedFile } from './source.js';
 
 /** A missing workday is given up once the source holds daily files for this many later workdays. */
-export const MISSING_DAY_GIVE_UP = 2;
+const MISSING_DAY_GIVE_UP = 2;
 
 export interface AppliedState {
   /** `name` and `size` of every file already applied (imports). */
@@ -44,7 +44,7 @@ const KIND_ORDER: Record<FileKind, number> = {
   daily_events: 3,
 };
 
-export const byApplyOrder = (a: ListedFile, b: ListedFile): number =>
+const byApplyOrder = (a: ListedFile, b: ListedFile): number =>
   (a.fileDate ?? '').localeCompare(b.fileDate ?? '') ||
   KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
   a.name.localeCompare(b.name);

@@ -5,9 +5,9 @@
 import type { ReadStats } from '../import/read.js';
 
 /** Malformed lines a file may have whatever its length (one generated day plants 4). */
-export const REJECTS_TOLERATED = 10;
+const REJECTS_TOLERATED = 10;
 /** Beyond that, the share of a file's lines that may be malformed. */
-export const REJECT_SHARE_TOLERATED = 0.01;
+const REJECT_SHARE_TOLERATED = 0.01;
 
 export function tooManyRejects(stats: ReadStats): string | null {
   const first = stats.rejects[0];

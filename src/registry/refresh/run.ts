@@ -8,6 +8,7 @@ import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config/index.js';
 import { importFiles, ImportRefused } from '../import/index.js';
+import type { ImportObserver } from '../import/observer.js';
 import {
   endsWithLineEnd,
   fetchFile,
@@ -24,7 +25,7 @@ import { SftpSource } from './sftp-source.js';
 import type { ListedFile, RegistrySource } from './source.js';
 
 /** Listing or downloading is tried this many times in one run before the run gives up. */
-export const ATTEMPTS = 3;
+const ATTEMPTS = 3;
 
 export interface RefreshDeps {
   readonly pool: pg.Pool;
@@ -34,9 +35,11 @@ export interface RefreshDeps {
   /** The job_runs row the outcomes belong to. */
   readonly runId?: number;
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Told of each file's changes (src/registry/import/observer.ts). */
+  readonly observer?: ImportObserver;
 }
 
-export function openSource(config: Config, log: (line: string) => void): RegistrySource {
+function openSource(config: Config, log: (line: string) => void): RegistrySource {
   const source = config.registrySource;
   if (!source)
     throw new Error(
@@ -115,7 +118,7 @@ async function applyOne(
   fetchOpts: FetchOptions,
   totals: Totals,
 ): Promise<string | null> {
-  const { pool, log, runId } = deps;
+  const { pool, log, runId, observer } = deps;
   let fetched: Fetched;
   try {
     fetched = await fetchFile(source, file, downloadDir(deps.config), fetchOpts);
@@ -140,7 +143,7 @@ async function applyOne(
       await record(pool, runId, file, { ...transfer, outcome: 'refused', error });
       return error;
     }
-    const summary = await importFiles(pool, [fetched.path], { log, refuse: tooManyRejects });
+    const summary = await importFiles(pool, [fetched.path], { log, refuse: tooManyRejects, observer });
     const s = summary.files[0]!;
     const outcome = s.status === 'imported' ? 'applied' : 'already_imported';
     await record(pool, runId, file, {
@@ -274,7 +277,7 @@ export async function runRefresh(deps: RefreshDeps): Promise<Record<string, numb
   }
 }
 
-export interface PlannedFile {
+interface PlannedFile {
   file: string;
   kind: string;
   file_date: string | null;

@@ -16,12 +16,7 @@ import {
   type RemoteStat,
 } from './source.js';
 
-export const SFTP_CIPHERS: CipherAlgorithm[] = [
-  'aes128-ctr',
-  'aes192-ctr',
-  'aes256-ctr',
-  'chacha20-poly1305@openssh.com',
-];
+const SFTP_CIPHERS: CipherAlgorithm[] = ['aes128-ctr', 'aes192-ctr', 'aes256-ctr', 'chacha20-poly1305@openssh.com'];
 
 /** Waits this long for the server's greeting and authentication. */
 const READY_TIMEOUT_MS = 30_000;
@@ -45,7 +40,7 @@ const STALL_MS = 120_000;
 const NO_SUCH_FILE = 2;
 
 /** OpenSSH's form of a host key fingerprint: `SHA256:` and the unpadded base64 digest. */
-export const fingerprint = (key: Buffer): string =>
+const fingerprint = (key: Buffer): string =>
   `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
 
 /** `promise`, or a failure once it has been pending for `ms`. */

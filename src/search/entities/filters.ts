@@ -2,7 +2,7 @@
 // predicate for the page and the total), and which of the filters the precomputed counts and the
 // ranked postings hold (docs/search.md, "Totals").
 import type pg from 'pg';
-import { personKey } from '../../registry/normalize.js';
+import { personKey } from '../../text/normalize.js';
 import { agentWords } from '../people.js';
 import type { Sql } from '../sql.js';
 import { statusLetters, type StatusValue } from '../status.js';
@@ -144,8 +144,7 @@ export function countedFilters(q: EntitySearch): CountFilters | null {
  * city: all in entity_postings_rank_idx), when they hold them all: the postings that pass are then
  * exactly the matches.
  */
-export function postingFilter(q: EntitySearch): ((sql: Sql) => string) | undefined {
-  const f = countedFilters(q);
+export function postingFilter(q: EntitySearch, f: CountFilters | null): ((sql: Sql) => string) | undefined {
   if (!f) return undefined;
   return (sql) => {
     const parts = [

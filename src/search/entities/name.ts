@@ -2,7 +2,7 @@
 // names (one or two characters), or words, each with its expansions (docs/search.md, "What a query
 // means").
 import type pg from 'pg';
-import { isWeakWord, nameKey } from '../../registry/normalize.js';
+import { isWeakWord, nameKey } from '../../text/normalize.js';
 import { INITIAL_MAX_LENGTH, NO_TYPO_MAX_LENGTH, PREFIX_QUERY_MAX_LENGTH } from '../thresholds.js';
 import { oneEditAway } from '../words/edits.js';
 import { carries, expandWords, type Expand, type Term } from '../words/expansion.js';

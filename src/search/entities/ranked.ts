@@ -1,18 +1,17 @@
 // A relevance page of an entity query: entity names as a ranked query (tiers, similarity, tiebreak),
-// with the posting slice or first-word tier the planner chose, handed to the ranking.
+// with the posting slice or first-word tier its strategy chose, handed to the ranking.
 import type pg from 'pg';
-import { legalForm, LEGAL_FORMS } from '../../registry/normalize.js';
+import { legalForm, LEGAL_FORMS } from '../../text/normalize.js';
 import { oneEditAway } from '../words/edits.js';
 import type { SearchContext } from '../context.js';
 import { firstWordTier } from '../ranking/first-word-tier.js';
-import { rankedPage } from '../ranking/plan.js';
+import { rankedPage } from '../ranking/strategy.js';
 import type { FirstWordIndex, RankedQuery } from '../ranking/query.js';
 import type { Sql } from '../sql.js';
 import type { Total } from '../totals/total.js';
 import { rowFilters } from './filters.js';
 import type { Named } from './name.js';
-import { firstWordTierWord, postingSlice, type TotalWay } from './plan.js';
-import type { EntitySearch } from './query.js';
+import { firstWordTierWord, postingSlice, type EntityStrategy } from './strategy.js';
 import { matchSize } from './totals.js';
 
 /** Entity names' first-word index (entities_first_word_order_idx), in the order of their relevance tiebreak. */
@@ -26,29 +25,24 @@ const ENTITY_FIRST_WORDS: FirstWordIndex = {
   dictionary: 'entity_words',
 };
 
-/** The refs of the page by relevance over the matches of `where` (`conditions` of them: the name's and filters'). */
+/** The refs of the page by relevance of `name` over the matches of the strategy's predicate. */
 export async function relevancePage(
   pool: pg.Pool,
   ctx: SearchContext,
-  sql: Sql,
-  where: string,
-  conditions: number,
-  q: EntitySearch,
+  s: EntityStrategy,
   name: Named,
   total: Total,
-  totalWay: TotalWay,
 ): Promise<number[]> {
-  // The name is one condition; any other is a filter.
-  const filtered = conditions > 1;
-  const postings = postingSlice(name, q, filtered);
+  const { q, filtered, sql, where } = s;
+  const postings = postingSlice(s, name);
   // The query's legal form decides between rows alike in similarity (names differing in it alone),
   // a form mistyped (`LLa`, `INX`) read as the form it most likely meant; the postings' order has no
   // place for it. (A form is one of a few fixed words: safe inline.)
   const form = postings ? null : legalForm(name.norm);
   const rankForm = postings ? null : (form ?? mistypedLegalForm(name.norm));
   const formFirst = rankForm ? `(e.name_norm LIKE '% ${rankForm}') DESC, ` : '';
-  const word = postings ? null : firstWordTierWord(name, filtered, form, totalWay);
-  const filter = filtered ? (s: Sql) => rowFilters(s, q, true).join(' AND ') : undefined;
+  const word = postings ? null : firstWordTierWord(name, filtered, form, s.total);
+  const filter = filtered ? (f: Sql) => rowFilters(f, q, true).join(' AND ') : undefined;
   // Exact (the full name first, then without its legal form), then prefix.
   const exact = [(s: Sql) => `e.name_norm = ${s.p(name.norm)}`, (s: Sql) => `e.name_core = ${s.p(name.core)}`];
   const ranked: RankedQuery = {
@@ -64,7 +58,7 @@ export async function relevancePage(
     ...(postings ? { postings: { ...postings, exactTiers: exact.length } } : {}),
     ...(word ? { prefixTier: firstWordTier(pool, ENTITY_FIRST_WORDS, word.word, word.expansions, filter) } : {}),
   };
-  const size = await matchSize(pool, ctx, q, name, filtered, total);
+  const size = await matchSize(pool, ctx, s, total);
   return rankedPage(pool, ctx, ranked, q.offset, q.limit, size);
 }
 

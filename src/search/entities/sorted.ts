@@ -1,9 +1,9 @@
 // A sorted page of an entity query (name_asc, name_desc, date_newest, date_oldest), found the way
-// planSorted chose: every match sorted, or a walk of the sort's index.
+// its strategy chose (sortedWay): every match sorted, or a walk of the sort's index.
 import type pg from 'pg';
 import type { Sql } from '../sql.js';
-import type { SortedWay, SortKey } from './plan.js';
 import type { EntitySearch } from './query.js';
+import type { EntityStrategy, SortedWay, SortKey } from './strategy.js';
 
 const SORT_ORDER: Record<SortKey, string> = {
   name_asc: 'e.name_norm ASC, e.document_number ASC',
@@ -12,12 +12,10 @@ const SORT_ORDER: Record<SortKey, string> = {
   date_newest: 'e.filing_date DESC NULLS LAST, e.document_number ASC',
 };
 
-/** The refs of the page in `sort`'s order over the matches of `where` (`matches` of them). */
+/** The refs of the page in `sort`'s order over the matches of the strategy's predicate (`matches` of them). */
 export async function sortedPage(
   pool: pg.Pool,
-  sql: Sql,
-  where: string,
-  q: EntitySearch,
+  { sql, where, q }: EntityStrategy,
   sort: SortKey,
   way: SortedWay,
   matches: number,

@@ -4,7 +4,7 @@
 // directions, until no row left unread can beat the k-th best: exact results, reading few rows when
 // the matches' counts lie near the query's (docs/search.md, "Ranking").
 import type pg from 'pg';
-import { trigramCount } from '../../registry/normalize.js';
+import { trigramCount } from '../../text/normalize.js';
 import { Sql } from '../sql.js';
 import { STEP_GROWTH, WALK_FIRST_STEP_MIN, WALK_FIRST_STEP_PER_ROW, WALK_ROWS_MAX } from '../thresholds.js';
 import { ordered, tierCondition } from './order.js';

@@ -3,7 +3,7 @@
 // matches when it holds an expansion of every query word. A frequent word (the importer's
 // FREQUENT_WORD) matches itself only: it was not mistyped, and its count is known exactly.
 import type pg from 'pg';
-import { keysTable, type Dictionary } from '../../registry/dictionaries.js';
+import { keysTable, type Dictionary } from '../../text/dictionaries.js';
 import type { Sql } from '../sql.js';
 import { adjacentSwaps, oneEditAway } from './edits.js';
 import {

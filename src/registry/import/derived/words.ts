@@ -1,7 +1,7 @@
 // The word dictionaries (registry.entity_words, officer_words, agent_words, address_words) and their
 // deletion keys: each word of a kind of name with the rows it is in, for fuzzy expansion of query words.
 import type pg from 'pg';
-import { keysTable, type Dictionary } from '../../dictionaries.js';
+import { keysTable, type Dictionary } from '../../../text/dictionaries.js';
 import type { Derivation, Schema } from './derivation.js';
 
 /** A word in at least this many rows is frequent: it matches itself only, and has its own counts. */

@@ -1,0 +1,197 @@
+// The HTTP application: health and metrics routes, the operation table as REST under /v1 and
+// /api/v1 (and the keyless routes) and as MCP tools at /mcp, the billing routes, the web app, one
+// error envelope for everything, request ids, request logs, and the rate-limit headers on every API answer.
+import path from 'node:path';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { Gate } from '../accounts/gate.js';
+import { RequestLog } from '../accounts/request-log.js';
+import { paymentProvider } from '../billing/payments.js';
+import type { PaymentProvider } from '../billing/provider.js';
+import { StripePayments } from '../billing/stripe.js';
+import { type Clock, systemClock } from '../clock.js';
+import type { Config } from '../config/index.js';
+import type { Database } from '../db/index.js';
+import {
+  KEYLESS_PER_MINUTE,
+  createRateLimiter,
+  openWindow,
+  rateLimitHeaders,
+  type LimiterContext,
+  type RateLimiter,
+} from '../ratelimit/index.js';
+import { createMetrics, type Metrics } from '../metrics.js';
+import { createMailer } from '../accounts/mail.js';
+import { BILLING_ROUTES, billingRoutes } from '../api/billing.js';
+import { checkoutRoutes } from '../web/checkout-routes.js';
+import { stripeWebhook } from '../api/stripe-webhook.js';
+import { ErrorLog } from '../api/error-log.js';
+import { newRequestId } from '../api/ids.js';
+import { registerMcp } from '../api/mcp/transport.js';
+import { openApiDocument } from '../api/openapi.js';
+import { OPERATIONS } from '../api/operations/index.js';
+import { KEYLESS_OPERATIONS } from '../api/operations/keyless.js';
+import { Pipeline } from '../api/pipeline.js';
+import { registerOpenApi, registerRest } from '../api/rest.js';
+import { clientErrorHandler, frameworkErrors, registerTransportErrors } from '../api/transport-errors.js';
+import { createServices, type Services } from '../api/services.js';
+import type { WebDeps } from '../web/context.js';
+import { cookieNames } from '../web/cookies.js';
+import { webApp } from '../web/index.js';
+import { proxyAuth } from '../web/proxy-auth.js';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly db: Database;
+  readonly pepper: string;
+  readonly clock?: Clock;
+  /** Builds the rate limiter instead of the configured one (tests, benchmarks). */
+  readonly limiter?: (ctx: LimiterContext) => RateLimiter | Promise<RateLimiter>;
+  /** Who takes payments for credit packs (default: the one the configuration names). */
+  readonly payments?: PaymentProvider;
+  /** Where lines for the operator go (the mails written instead of sent, outside production). */
+  readonly notify?: (line: string) => void;
+  /** Serves the web app (default true; `npm run bench:web` measures the API without it, side by side). */
+  readonly webApp?: boolean;
+}
+
+export interface App {
+  readonly http: FastifyInstance;
+  readonly services: Services;
+  readonly gate: Gate;
+  readonly pipeline: Pipeline;
+  readonly requestLog: RequestLog;
+  readonly metrics: Metrics;
+}
+
+/**
+ * Request paths that are part of the API (logged, enveloped, rate-limit headers); health and metrics routes
+ * are not.
+ */
+const API_PATH = /^\/(v1|api\/v1|mcp)(\/|$|\?)/;
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, db } = deps;
+  const clock = deps.clock ?? systemClock;
+  const http = Fastify({
+    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
+    trustProxy: config.trustProxy,
+    // Requests are recorded in request_logs; pino is kept for what goes wrong.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: newRequestId,
+    // Never trust a caller's request id: ours are unique and say where they came from.
+    requestIdHeader: false,
+    // Every refusal in the envelope, including those made before routing (transport-errors.ts).
+    clientErrorHandler,
+    frameworkErrors,
+    http: { requireHostHeader: false },
+    // HEAD is answered 405 on the API (rest.ts): it would run and charge the whole operation.
+    exposeHeadRoutes: false,
+  });
+  const services = createServices(db, clock, config.webhooks.allowPrivate);
+  const errors = new ErrorLog(http.log, clock);
+  for (const pool of new Set([db.pool, db.readPool])) pool.on('connect', () => errors.connected());
+  const gate = new Gate(db.pool, deps.pepper, clock, (err) =>
+    errors.error(err, {}, 'settling kept credits failed; the sweeper will refund them'),
+  );
+  const metrics = createMetrics();
+  const limiterContext: LimiterContext = {
+    config,
+    clock,
+    countFailure: (reason) => metrics.rateLimitFailures.inc({ reason }),
+    warn: (fields, message) => http.log.warn(fields, message),
+  };
+  const limiter = await (deps.limiter ?? createRateLimiter)(limiterContext);
+  const pipeline = new Pipeline({ gate, limiter, clock, services, errors });
+  const requestLog = new RequestLog(db.pool, (err) => errors.error(err, {}, 'writing request logs failed'));
+
+  http.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    // Answers outside the pipeline (unknown routes, unreadable requests, transport-level errors)
+    // identify no caller: they carry the client address's keyless allowance, which they do not consume.
+    if (API_PATH.test(req.url) && !reply.hasHeader('x-ratelimit-limit')) {
+      reply.headers(rateLimitHeaders(openWindow(KEYLESS_PER_MINUTE, clock.now().getTime())));
+    }
+  });
+  http.addHook('onResponse', async (req, reply) => {
+    if (!API_PATH.test(req.url)) return;
+    const call = req.call;
+    requestLog.add({
+      request_id: req.id,
+      at: new Date(clock.now().getTime() - reply.elapsedTime),
+      workspace_id: call?.workspaceId ?? null,
+      key_id: call?.keyId ?? null,
+      user_id: call?.userId ?? null,
+      test_key: call?.testKey ?? false,
+      surface: call?.surface ?? (req.url.startsWith('/mcp') ? 'mcp' : 'rest'),
+      method: req.method,
+      // The route's pattern, never the raw URL (whose query could hold an `api_key`).
+      route: req.routeOptions.url ?? 'unmatched',
+      status: reply.statusCode,
+      duration_ms: reply.elapsedTime,
+      credits: call?.credits ?? 0,
+      client_ip: req.ip,
+    });
+  });
+  const mailer = createMailer(
+    { smtpUrl: config.web.smtpUrl, from: config.web.mailFrom, dir: path.join(config.dataDir, 'mail') },
+    deps.notify ?? ((line) => http.log.info(line)),
+  );
+  http.addHook('onClose', async () => {
+    mailer.close();
+    errors.close();
+    await gate.flush();
+    await requestLog.flush();
+    await limiter.close();
+  });
+
+  registerTransportErrors(http, errors);
+
+  http.get('/healthz', async () => ({ status: 'ok' }));
+  http.head('/healthz', async (_req, reply) => reply.send());
+  http.get('/metrics', async (_req, reply) =>
+    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
+  http.get('/readyz', async (_req, reply) => {
+    try {
+      await db.readPool.query('SELECT 1');
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', reason: 'database does not answer' });
+    }
+  });
+  const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
+  const cookies = cookieNames(config.web.secureCookies);
+  const member = proxyAuth({ pool: db.pool, clock, cookies });
+  registerRest(http, routes, pipeline, member);
+  const payments = deps.payments ?? paymentProvider(config);
+  await http.register(billingRoutes, { pool: db.pool, pipeline, clock, payments, member });
+  await http.register(checkoutRoutes, {
+    pool: db.pool,
+    limiter,
+    clock,
+    publicBaseUrl: config.billing.publicBaseUrl,
+    provider: payments.name,
+  });
+  if (payments instanceof StripePayments)
+    await http.register(stripeWebhook, { pool: db.pool, stripe: payments, clock });
+  const openapi = openApiDocument(routes, BILLING_ROUTES);
+  registerOpenApi(http, openapi, limiter);
+  registerMcp(http, { pipeline, operations: OPERATIONS, allowedOrigins: config.mcpAllowedOrigins });
+  if (deps.webApp !== false)
+    await http.register(webApp, {
+      pool: db.pool,
+      clock,
+      pepper: deps.pepper,
+      limiter,
+      mailer,
+      payments,
+      dataset: services.dataset,
+      allowPrivateWebhooks: config.webhooks.allowPrivate,
+      operations: OPERATIONS,
+      openapi: openapi as WebDeps['openapi'],
+      publicBaseUrl: config.billing.publicBaseUrl,
+      cookies,
+      production: config.production,
+    });
+  return { http, services, gate, pipeline, requestLog, metrics };
+}

@@ -1,0 +1,83 @@
+// Settings: change the password (every session of the user ends, this browser signs in again).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { openSession } from '../../accounts/sessions.js';
+import { changePassword } from '../../accounts/users.js';
+import { throttle, type WebDeps } from '../context.js';
+import { setCookie } from '../cookies.js';
+import { newPasswordField, parseForm, passwordField, throttled, type FieldErrors } from '../forms.js';
+import { html, type Html } from '../html.js';
+import { csrfField, type Notice } from '../layout.js';
+import { memberOf, noticeFrom, render } from './shared.js';
+
+const ChangePassword = z.strictObject({ current: passwordField, password: newPasswordField });
+
+const NOTICES: Record<string, Notice> = {
+  password_changed: { kind: 'ok', text: 'Password changed. Every other browser is signed out.' },
+};
+
+function body(req: FastifyRequest, email: string, errors: FieldErrors): Html {
+  const error = (f: string) => (errors[f] ? html`<p class="hint field-error" role="alert">${errors[f]}</p>` : '');
+  return html`<div class="card">
+      <h2>Account</h2>
+      <p>Signed in as <strong>${email}</strong>.</p>
+    </div>
+    <div class="card">
+      <h2>Change password</h2>
+      <form method="post" action="/account/settings/password" novalidate>
+        ${csrfField(req)}
+        <div class="field">
+          <label for="current">Current password</label>
+          <input
+            id="current"
+            name="current"
+            type="password"
+            autocomplete="current-password"
+            required
+            maxlength="200"
+          />${error('current')}
+        </div>
+        <div class="field">
+          <label for="password">New password</label>
+          <input id="password" name="password" type="password" autocomplete="new-password" required maxlength="200" />
+          <p class="hint">At least 10 characters. Every browser signed in to your account is signed out.</p>
+          ${error('password')}
+        </div>
+        <button type="submit">Change password</button>
+      </form>
+    </div>`;
+}
+
+export async function settingsRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+  app.get('/account/settings', async (req, reply) => {
+    const m = memberOf(req);
+    return render(req, reply, deps, m, {
+      title: 'Settings',
+      section: '/account/settings',
+      body: body(req, m.session.email, {}),
+      notice: noticeFrom(req, NOTICES),
+    });
+  });
+
+  app.post('/account/settings/password', async (req, reply) => {
+    const m = memberOf(req);
+    const form = parseForm(ChangePassword, req.body);
+    const again = (errors: FieldErrors, status: number) =>
+      render(req, reply, deps, m, {
+        title: 'Settings',
+        section: '/account/settings',
+        status,
+        body: body(req, m.session.email, errors),
+      });
+    if (!form.ok) return again(form.errors, 400);
+    const wait = await throttle(deps, req, 'password', m.session.userId);
+    if (wait !== null) return throttled(req, reply, wait);
+    const now = deps.clock.now();
+    if (!(await changePassword(deps.pool, m.session.userId, form.data.current, form.data.password, now)))
+      return again({ current: 'This is not your current password.' }, 400);
+    // Every session ended with the change; this browser gets a new one.
+    const { token, expiresAt } = await openSession(deps.pool, m.session.userId, now);
+    setCookie(reply, deps.cookies, deps.cookies.session, token, expiresAt);
+    return reply.redirect('/account/settings?done=password_changed', 303);
+  });
+}

@@ -1,0 +1,42 @@
+// The mails the web app sends. Plain text, every link written out in full.
+import type { Mail } from '../accounts/mail.js';
+
+const SIGNATURE = '\n-- \nRegistry Lookup\nYou receive this because someone entered this address on our site.\n';
+
+export const verificationMail = (to: string, base: string, token: string): Mail => ({
+  to,
+  subject: 'Verify your Registry Lookup address',
+  text:
+    `Welcome to Registry Lookup.\n\nVerify your address to open your workspace and get your first API key:\n\n` +
+    `${base}/verify?token=${token}\n\nThe link works once, for two days. If you did not sign up, ignore this mail.\n` +
+    SIGNATURE,
+});
+
+/** Someone signed up with an address that already has an account: tell its owner, not the visitor. */
+export const alreadyRegisteredMail = (to: string, base: string): Mail => ({
+  to,
+  subject: 'Your Registry Lookup account',
+  text:
+    `Someone tried to sign up with this address, which already has an account.\n\nLog in: ${base}/login\n` +
+    `Forgot your password? ${base}/forgot\n\nIf it was not you, nothing has changed.\n` +
+    SIGNATURE,
+});
+
+export const resetMail = (to: string, base: string, token: string): Mail => ({
+  to,
+  subject: 'Reset your Registry Lookup password',
+  text:
+    `Choose a new password here:\n\n${base}/reset?token=${token}\n\nThe link works once, for one hour. Every ` +
+    `browser signed in to your account will be signed out. If you did not ask for this, ignore this mail.\n` +
+    SIGNATURE,
+});
+
+export const invitationMail = (to: string, base: string, token: string, workspace: string, by: string): Mail => ({
+  to,
+  subject: `${by} invited you to ${workspace} on Registry Lookup`,
+  text:
+    `${by} invited you to the workspace "${workspace}" on Registry Lookup, to manage its API keys and see its ` +
+    `usage.\n\nAccept: ${base}/invite/${token}\n\nThe link works for seven days. You need an account with this ` +
+    `address; sign up at ${base}/signup first if you have none.\n` +
+    SIGNATURE,
+});
