@@ -49,6 +49,14 @@ const OTHERS = [
   'B&K REALTY LLC',
   'OZARK REALTY INC',
   'SAGE F. HERMAN, P.A.',
+  // Names equal once normalized: the one registered as typed comes first, whichever was filed later.
+  'MUSHO LLC',
+  'MUSHO L.L.C.',
+  'CORMIER INVESTMENTS, LLC',
+  'CORMIER INVESTMENTS LLC',
+  // A word dropped before the legal form: the names of the form typed come first among those it begins.
+  'QUILLFEATHER ART LLC',
+  'QUILLFEATHER HOLDINGS INC',
 ];
 
 const entities: Corp[] = [...MEANT, ...OTHERS].map((name, i) => ({
@@ -68,6 +76,20 @@ Object.assign(
 Object.assign(
   entities.find((e) => e.name === 'OZARK REALTY INC')!,
   { street: '2060 N CREEK AVE' },
+);
+// A person of short words only, for a typo that no longer word carries.
+Object.assign(
+  entities.find((e) => e.name === 'MUSHO LLC')!,
+  { officers: [{ title: 'MGR', name: person('YOST', 'TOM') }] },
+);
+// Later filings come first among equals: the as-typed order has to beat that.
+Object.assign(
+  entities.find((e) => e.name === 'MUSHO L.L.C.')!,
+  { fileDate: '07012024' },
+);
+Object.assign(
+  entities.find((e) => e.name === 'CORMIER INVESTMENTS LLC')!,
+  { fileDate: '07012024' },
 );
 const docOf = (name: string): string => entities.find((e) => e.name === name)!.doc;
 
@@ -156,6 +178,32 @@ describe('typos that once answered nothing', () => {
       ['101 PALMETTO WAY'],
     );
     assert.equal(body.pagination.total, 1);
+  });
+
+  it('among names equal once normalized, the one registered as typed first: case aside, then punctuation', async () => {
+    for (const [query, meant] of [
+      ['MUSHO LLC', 'MUSHO LLC'],
+      ['musho l.l.c.', 'MUSHO L.L.C.'],
+      ['Cormier Investments, LLC', 'CORMIER INVESTMENTS, LLC'],
+      ['CORMIER INVESTMENTS,LLC', 'CORMIER INVESTMENTS, LLC'],
+      ['CORMIER  INVESTMENTS LLC', 'CORMIER INVESTMENTS LLC'],
+    ]) {
+      const { docs } = await search(query!);
+      assert.equal(docs[0], docOf(meant!), `${query}: ${docs.join()}`);
+    }
+  });
+
+  it('a name begun with a legal form typed: the names of that form first (QUILLFEATHER INC)', async () => {
+    const { docs } = await search('QUILLFEATHER INC');
+    assert.deepEqual(docs, [docOf('QUILLFEATHER HOLDINGS INC'), docOf('QUILLFEATHER ART LLC')]);
+  });
+
+  it("a person's name of short words only that matches nobody is taken again with their typos: YST TOM", async () => {
+    for (const query of ['YST TOM', 'TOM YST']) {
+      const res = await t.get(`/v1/officers/search?${new URLSearchParams({ name: query })}`, key);
+      const body = res.json() as { data: Array<{ officer_name: string }>; pagination: { total: number } };
+      assert.equal(body.data[0]?.officer_name, 'YOST, TOM', `${query}: ${JSON.stringify(body.data)}`);
+    }
   });
 
   it('a short word alone allows no typo: OAK is not OAT', async () => {

@@ -94,6 +94,7 @@ export async function searchAddresses(
       ref: 'e.id',
       where,
       tiers: [(s) => `e.address_norm = ${s.p(key.norm)}`, (s) => `e.address_norm LIKE ${s.p(key.norm)} || '%'`],
+      exactTiers: 1,
       text: 'e.address_norm',
       trgm: 'e.address_trgm',
       query: key.norm,

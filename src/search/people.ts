@@ -16,8 +16,8 @@ import { Sql } from './sql.js';
 import { PREFIX_QUERY_MAX_LENGTH } from './thresholds.js';
 import { countRows, Total } from './totals/total.js';
 import { countTerm } from './words/counts.js';
-import { expandWords, matchBound, type Term } from './words/expansion.js';
-import { noneHoldsAll, wordsMatch } from './words/relaxed.js';
+import { carries, expandWords, matchBound, type Term } from './words/expansion.js';
+import { matchesSome, noneHoldsAll, wordsMatch } from './words/relaxed.js';
 
 /** An agent's words: a company's without its weak words, else a person's. */
 export function agentWords(input: string): string[] {
@@ -54,7 +54,8 @@ function exactTier(k: PersonQuery, words: string[], norm: string): (s: Sql) => s
 
 /**
  * A name condition (1 or 2 characters: the start of the name; else by words, relaxed when no row holds them
- * all) and the terms used.
+ * all) and the terms used. Nothing only when nothing is left: a name of short words only (YST TOM, for
+ * YOST TOM) whose words match nobody is taken again with one edit allowed in each of them.
  */
 async function nameCondition(
   pool: pg.Pool,
@@ -65,8 +66,12 @@ async function nameCondition(
 ): Promise<{ where: string; terms: Term[]; relaxed: boolean }> {
   if (norm.length > 0 && norm.length <= PREFIX_QUERY_MAX_LENGTH)
     return { where: `${k.norm} LIKE ${sql.p(norm)} || '%'`, terms: [], relaxed: false };
-  const terms = await expandWords(pool, k.dictionary, words);
-  const relaxed = await noneHoldsAll(pool, k.from, k.words, terms);
+  let terms = await expandWords(pool, k.dictionary, words);
+  let relaxed = await noneHoldsAll(pool, k.from, k.words, terms);
+  if (!terms.some((t) => carries(t.word)) && !(await matchesSome(pool, k.from, k.words, terms, relaxed))) {
+    terms = await expandWords(pool, k.dictionary, words, { shortCarried: true });
+    relaxed = await noneHoldsAll(pool, k.from, k.words, terms);
+  }
   return { where: wordsMatch(relaxed)(sql, k.words, terms), terms, relaxed };
 }
 
@@ -138,6 +143,7 @@ async function searchNames(
       ref: k.ref,
       where: condition,
       tiers: [exactTier(k, q.words ?? [], q.norm), (s) => `${k.norm} LIKE ${s.p(q.norm)} || '%'`],
+      exactTiers: 1,
       text: k.norm,
       trgm: k.trgm,
       query: q.norm,

@@ -43,23 +43,45 @@ export async function relevancePage(
   const formFirst = rankForm ? `(e.name_norm LIKE '% ${rankForm}') DESC, ` : '';
   const word = postings ? null : firstWordTierWord(name, filtered, form, s.total);
   const filter = filtered ? (f: Sql) => rowFilters(f, q, true).join(' AND ') : undefined;
-  // Exact (the full name first, then without its legal form), then prefix.
+  // Exact (the full name first, then without its legal form), then prefix: with a legal form typed, the names
+  // of that form first (THE WILLIAMS FAMILY INC: THE WILLIAMS FAMILY FOUNDATION, INC. before WILLIAMS FAMILY
+  // TRUST, nearer in similarity), unless the prefix tier comes off the first-word index (a form is typed then).
   const exact = [(s: Sql) => `e.name_norm = ${s.p(name.norm)}`, (s: Sql) => `e.name_core = ${s.p(name.core)}`];
+  const prefix = (s: Sql): string => `e.name_core LIKE ${s.p(name.core)} || '%'`;
+  const prefixes = form && !word ? [(s: Sql) => `${prefix(s)} AND e.name_norm LIKE '% ${form}'`, prefix] : [prefix];
   const ranked: RankedQuery = {
     from: 'registry.entities e',
     ref: 'e.id',
     where,
-    tiers: [...exact, (s) => `e.name_core LIKE ${s.p(name.core)} || '%'`],
+    tiers: [...exact, ...prefixes],
+    exactTiers: exact.length,
     text: 'e.name_core',
     trgm: 'e.name_trgm',
     query: name.core,
     tiebreak: `${formFirst}e.filing_date DESC NULLS LAST, e.document_number ASC`,
+    asTyped: asTyped(name, q.name ?? ''),
     sql,
-    ...(postings ? { postings: { ...postings, exactTiers: exact.length } } : {}),
+    ...(postings ? { postings } : {}),
     ...(word ? { prefixTier: firstWordTier(pool, ENTITY_FIRST_WORDS, word.word, word.expansions, filter) } : {}),
   };
   const size = await matchSize(pool, ctx, s, total);
   return rankedPage(pool, ctx, ranked, q.offset, q.limit, size);
+}
+
+/** Letters, digits and spaces: what is left of a name once they are taken out is its punctuation. */
+const PUNCTUATION = (text: string): string => text.replace(/[A-Za-z0-9\s]/g, '');
+
+/**
+ * Among names equal to the query once normalized (the first tier: MUSHO LLC, MUSHO L.L.C.), the one
+ * registered as it was typed comes first: case aside, then the one with the same punctuation. Rows of the
+ * other tiers all take 0, so their order is untouched. (Whitespace is collapsed on both sides.)
+ */
+function asTyped(name: Named, typed: string): (sql: Sql) => string {
+  const spaced = typed.trim().replace(/\s+/g, ' ');
+  return (s) => `CASE WHEN e.name_norm = ${s.p(name.norm)}
+    THEN (upper(regexp_replace(btrim(e.name), '[[:space:]]+', ' ', 'g')) = upper(${s.p(spaced)}))::int * 2
+       + (regexp_replace(e.name, '[[:alnum:][:space:]]', '', 'g') = ${s.p(PUNCTUATION(spaced))})::int
+    ELSE 0 END DESC`;
 }
 
 /** Two letters one edit from a form are as often a word of the name (LA, CA): only longer ones are read as forms. */

@@ -197,8 +197,8 @@ async function typeNameWalk(
   return ((q.offset + q.limit) * (await typeRows)) / Math.max(1, matches) <= TYPE_NAME_WALK_ROWS_MAX;
 }
 
-/** A posting slice as the ranked query holds it, but for its exact tiers (the ranked query's own). */
-export type PostingSlice = Omit<NonNullable<RankedQuery['postings']>, 'exactTiers'>;
+/** A posting slice as the ranked query holds it. */
+export type PostingSlice = NonNullable<RankedQuery['postings']>;
 
 /**
  * The ranked postings' slice a relevance query is exactly: a one- or two-character prefix, or a

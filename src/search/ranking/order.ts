@@ -12,6 +12,10 @@ export function tierCondition(q: RankedQuery, index: number, sql: Sql): string {
   return earlier.length ? `${own} AND NOT (${earlier.join(' OR ')})` : own;
 }
 
+/** The first tier's own order key, followed by a comma, when the query has one and `tier` is the first. */
+export const asTypedFirst = (q: RankedQuery, tier: number, sql: Sql): string =>
+  q.asTyped && tier === 0 ? `${q.asTyped(sql)}, ` : '';
+
 /**
  * The rows of a page in final order (tier, similarity, tiebreak) over `source`, counted by
  * `count(*) OVER ()` if asked.
@@ -28,7 +32,8 @@ async function orderedRows(
   const tierCase = q.tiers.map((t, i) => `WHEN ${t(sql)} THEN ${i}`).join(' ');
   const { rows } = await pool.query<{ ref: number; total?: number }>(
     `SELECT ${q.ref} AS ref${counting ? ', count(*) OVER ()::int AS total' : ''} FROM ${source}
-     ORDER BY CASE ${tierCase} ELSE ${q.tiers.length} END, similarity(${q.text}, ${sql.p(q.query)}) DESC, ${q.tiebreak}
+     ORDER BY CASE ${tierCase} ELSE ${q.tiers.length} END, ${asTypedFirst(q, 0, sql)}
+       similarity(${q.text}, ${sql.p(q.query)}) DESC, ${q.tiebreak}
      OFFSET ${sql.p(offset)} LIMIT ${sql.p(limit)}`,
     sql.params,
   );
@@ -116,7 +121,7 @@ export async function tiersInIndexOrder(
     const sql = q.sql.fork();
     const { rows } = await pool.query<{ ref: number }>(
       `SELECT ${q.ref} AS ref FROM ${q.from} WHERE ${q.where} AND ${tierCondition(q, tier, sql)}
-       ORDER BY ${q.trgm} ASC, ${q.tiebreak} LIMIT ${sql.p(offset + limit - refs.length)}`,
+       ORDER BY ${asTypedFirst(q, tier, sql)}${q.trgm} ASC, ${q.tiebreak} LIMIT ${sql.p(offset + limit - refs.length)}`,
       sql.params,
     );
     refs.push(...rows.map((r) => r.ref));

@@ -114,7 +114,7 @@ export async function postingPage(
 ): Promise<number[] | null> {
   const need = offset + limit;
   const sql = q.sql.fork();
-  const exactTiers = q.tiers.slice(0, q.postings!.exactTiers).map((t) => t(sql));
+  const exactTiers = q.tiers.slice(0, q.exactTiers).map((t) => t(sql));
   const exact = await ordered(pool, q, sql, `${q.where} AND (${exactTiers.join(' OR ')})`, 0, need);
   if (exact.length >= need) return exact.slice(offset, need);
   const rest = await postedRefs(

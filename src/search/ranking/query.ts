@@ -16,6 +16,8 @@ export interface RankedQuery {
    * tier. Each writes its own parameters into the statement being built.
    */
   readonly tiers: ReadonlyArray<(sql: Sql) => string>;
+  /** How many of `tiers` are exact (names equal to the query's, off their own indexes); the rest are prefix tiers. */
+  readonly exactTiers: number;
   /** The normalized text compared, and its trigram count column. */
   readonly text: string;
   readonly trgm: string;
@@ -23,17 +25,21 @@ export interface RankedQuery {
   readonly query: string;
   /** Order after tier and similarity, e.g. `e.filing_date DESC NULLS LAST, e.document_number ASC`. */
   readonly tiebreak: string;
+  /**
+   * Within the first tier (rows equal to the query once normalized), the order that puts first the row
+   * written as the query was typed (an ORDER BY key, writing its parameters into the statement being built).
+   */
+  readonly asTyped?: (sql: Sql) => string;
   readonly sql: Sql;
   /**
-   * When the query is exactly a slice of the ranked postings (postings.ts): the slice, how many of
-   * `tiers` are exact tiers (ranked before the postings' own order), whether filters narrow it,
+   * When the query is exactly a slice of the ranked postings (postings.ts): the slice (its exact tiers
+   * ranked before the postings' own order), whether filters narrow it,
    * whether a filter has an index of its own that finds the slice's matches among its rows ('rows':
    * a city, for a word) or exactly them ('matches': a prefix within a city), and the filters as a
    * condition on the postings' own columns (alias `p`) when those hold them all.
    */
   readonly postings?: {
     readonly slice: string;
-    readonly exactTiers: number;
     readonly filtered: boolean;
     readonly indexedFilter: 'rows' | 'matches' | null;
     readonly filter?: (sql: Sql) => string;

@@ -119,7 +119,7 @@ function planByTotal(
   // prefix is short (BRE) they pass over millions of rows that fail it (10 s). A page the exact
   // tiers fill is walked (STARE LLC, 217 exact of 38,088: 12 to 66 ms, 121 to 286 ranked whole).
   const exactOnly = total <= RANK_WHOLE_AFTER_EXACT_MULTIPLE * whole;
-  return { way: 'walk', walkedTiers: exactOnly ? q.tiers.length - 1 : q.tiers.length + 1 };
+  return { way: 'walk', walkedTiers: exactOnly ? q.exactTiers : q.tiers.length + 1 };
 }
 
 /**

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { trigramCount } from '../../text/normalize.js';
 import { Sql } from '../sql.js';
 import { STEP_GROWTH, WALK_FIRST_STEP_MIN, WALK_FIRST_STEP_PER_ROW, WALK_ROWS_MAX } from '../thresholds.js';
-import { ordered, tierCondition } from './order.js';
+import { asTypedFirst, ordered, tierCondition } from './order.js';
 import type { RankedQuery } from './query.js';
 
 interface Candidate {
@@ -79,7 +79,7 @@ async function rankTierWhole(pool: pg.Pool, q: RankedQuery, tier: number, need: 
   const text = `
     SELECT ${q.ref} AS ref, similarity(${q.text}, ${sql.p(q.query)}) AS sim, ${q.trgm} AS t
     FROM ${q.from} WHERE ${q.where} AND ${tierCondition(q, tier, sql)}
-    ORDER BY sim DESC, ${q.tiebreak} LIMIT ${sql.p(need)}`;
+    ORDER BY ${asTypedFirst(q, tier, sql)}sim DESC, ${q.tiebreak} LIMIT ${sql.p(need)}`;
   return (await pool.query<Candidate>(text, sql.params)).rows;
 }
 

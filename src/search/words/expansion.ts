@@ -79,6 +79,11 @@ export async function expandWords(
 export interface ExpandOptions {
   /** Every word must match, and short ones (and numbers) only as themselves: no typo (src/search/addresses.ts). */
   readonly shortAsTyped?: boolean;
+  /**
+   * Short words take their one edit though no other word carries them: a person's name whose words, as
+   * typed, match nobody (src/search/people.ts).
+   */
+  readonly shortCarried?: boolean;
 }
 
 /**
@@ -99,7 +104,7 @@ export async function expandWordLists(
   const queries = lists.map((words) => {
     const used = requiredWords(dictionary, words, opts);
     // Carried: by a longer word, or by as many words as an address's number, street and type.
-    const carried = used.some(carries) || used.length >= CARRYING_WORDS;
+    const carried = opts.shortCarried === true || used.some(carries) || used.length >= CARRYING_WORDS;
     const edits = (w: string): number => (opts.shortAsTyped && !carries(w) ? 0 : editsAllowed(w, carried));
     return used.map((w, i) => ({ w, d: edits(w), last: i === used.length - 1 }));
   });
