@@ -2,6 +2,8 @@
 // folder imports only the folders it is listed with below. A data path runs upwards, registry -> search ->
 // api -> web, with accounts, billing and monitoring beside it; src/main wires them; src/cli runs it.
 const BASE = ['config', 'clock', 'metrics', 'workers'];
+/** Every room below the API and the web app. */
+const DOMAIN = ['db', 'jobs', 'ratelimit', 'text', 'registry', 'search', 'sample', 'accounts', 'billing', 'monitoring'];
 /** Each room and the rooms it may import (besides itself and BASE). */
 const MAY_IMPORT = {
   db: [],
@@ -16,35 +18,9 @@ const MAY_IMPORT = {
   sample: ['db', 'text', 'registry'],
   api: ['db', 'jobs', 'ratelimit', 'text', 'registry', 'search', 'accounts', 'billing', 'monitoring'],
   web: ['db', 'ratelimit', 'text', 'registry', 'accounts', 'billing', 'monitoring', 'api'],
-  main: [
-    'db',
-    'jobs',
-    'ratelimit',
-    'text',
-    'registry',
-    'search',
-    'sample',
-    'accounts',
-    'billing',
-    'monitoring',
-    'api',
-    'web',
-  ],
-  cli: [
-    'db',
-    'jobs',
-    'ratelimit',
-    'text',
-    'registry',
-    'search',
-    'sample',
-    'accounts',
-    'billing',
-    'monitoring',
-    'api',
-    'web',
-    'main',
-  ],
+  // The composition root wires every room; the command line runs it.
+  main: [...DOMAIN, 'api', 'web'],
+  cli: [...DOMAIN, 'api', 'web', 'main'],
 };
 const room = (name) => (BASE.includes(name) && name !== 'config' ? `src/${name}\\.ts$` : `src/${name}/`);
 const rooms = (names) => `^(${names.map(room).join('|')})`;

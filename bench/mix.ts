@@ -3,7 +3,7 @@
 // in either order, ZIPs and street fragments, each alone and with filters.
 import type pg from 'pg';
 import { Rng } from '../src/sample/random.js';
-import { addressKey, nameKey, personKey } from '../src/text/normalize.js';
+import { addressKey, nameKey, normalizeText, personKey } from '../src/text/normalize.js';
 import { misspell } from './typos.js';
 
 export interface Query {
@@ -14,9 +14,10 @@ export interface Query {
    * For relevance: the document number (or officer/agent name) meant, and its normalized name;
    * `namesAnother` when a changed name is itself the name (legal form aside) of other registered
    * entities, a mistyped person's name another officer's, or a mistyped address the start of another
-   * entity's: those rank before the one meant as exact matches (markNamesAnother).
+   * entity's: those rank before the one meant as exact matches (markNamesAnother). `person`: the first and
+   * last name typed, which any officer of that name meets (a person typed as users type them).
    */
-  readonly expect?: { doc: string; norm: string; namesAnother?: boolean; address?: string };
+  readonly expect?: { doc: string; norm: string; namesAnother?: boolean; address?: string; person?: string[] };
 }
 
 /** Kinds whose query is a registered name changed (a typo, a dropped or swapped word). */
@@ -26,6 +27,8 @@ const CHANGED_KINDS = new Set(['typo', 'dropped_word', 'swapped_words', 'typo_an
 const BENCH_STREAM = 100;
 /** The typo model's index in that stream: its draws leave the older kinds' queries as they were. */
 const TYPO_INDEX = 2;
+/** People as users type them: a stream of its own, so the kinds drawn before are drawn as they were. */
+const PEOPLE_INDEX = 3;
 
 interface Sampled {
   document_number: string;
@@ -262,6 +265,17 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
         expect: { doc: e.document_number, norm: e.name_norm, address: addressKey(e.principal_addr1!).norm },
       });
   }
+  // The same officers as users type them (docs/benchmarks.md): first and last name, either order, without
+  // the middle initial or suffix the registry holds, and the same with one typo.
+  const p = new Rng(seed, BENCH_STREAM, PEOPLE_INDEX);
+  for (const o of officers) {
+    const typed = normalizeText(p.int(2) ? `${o.first_name} ${o.last_name}` : `${o.last_name} ${o.first_name}`);
+    const expect = { doc: o.document_number, norm: o.name_norm, person: personKey(typed).words };
+    queries.push({ kind: 'person_typed', path: `/officers/search?${q({ name: typed })}`, expect });
+    const mistyped = misspell(typed, p);
+    if (mistyped)
+      queries.push({ kind: 'person_typed_typo', path: `/officers/search?${q({ name: mistyped })}`, expect });
+  }
   await markNamesAnother(pool, queries);
   return queries;
 }
@@ -297,6 +311,14 @@ async function markNamesAnother(pool: pg.Pool, queries: Query[]): Promise<void> 
     `SELECT u.i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(typed, norm, i)
      WHERE EXISTS (SELECT 1 FROM registry.officers o WHERE o.name_words @> string_to_array(u.typed, ' ')
                    AND o.name_sorted = u.typed AND o.name_norm <> u.norm)`,
+    (x) => personKey(param(x, 'name')).sorted,
+  );
+  // A first and last name mistyped into another person's first and last name (initials and suffixes aside).
+  await mark(
+    new Set(['person_typed_typo']),
+    `SELECT u.i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(typed, norm, i)
+     WHERE EXISTS (SELECT 1 FROM registry.officers o WHERE o.name_words @> string_to_array(u.typed, ' ')
+                   AND o.name_norm <> u.norm)`,
     (x) => personKey(param(x, 'name')).sorted,
   );
   await mark(
