@@ -206,6 +206,19 @@ describe('typos that once answered nothing', () => {
     }
   });
 
+  it('a name of one known word and two unknown ones answers, empty, on every search (no server error)', async () => {
+    for (const [route, param] of [
+      ['/v1/officers/search', 'name'],
+      ['/v1/agents/search', 'name'],
+      ['/v1/entities/search', 'name'],
+      ['/v1/addresses/search', 'query'],
+    ] as const) {
+      const res = await t.get(`${route}?${new URLSearchParams({ [param]: 'vandervort qqq zzz' })}`, key);
+      assert.equal(res.statusCode, 200, `${route}: ${res.body}`);
+      assert.equal((res.json() as { pagination: { total: number } }).pagination.total, 0, route);
+    }
+  });
+
   it('a short word alone allows no typo: OAK is not OAT', async () => {
     assert.deepEqual(await search('OAT'), { docs: [], total: 0 });
   });

@@ -58,7 +58,8 @@ function raw(request: string): Promise<RawAnswer> {
       if (bodyAt >= 0 && data.length - bodyAt - 4 >= length) setTimeout(() => (socket.destroy(), done()), 150);
     });
     socket.on('end', () => (closed = true));
-    socket.on('close', () => (data ? done() : undefined));
+    // A connection closed with no answer at all resolves too (status NaN): the test fails instead of hanging.
+    socket.on('close', done);
     socket.on('error', reject);
     socket.write(request, 'latin1');
   });
@@ -136,6 +137,31 @@ describe('answers outside the routes, in the envelope', () => {
     const a = await raw('GET /v1/sample HTTP/1.1\r\n\r\n');
     assertEnvelope(a, 400);
     assert.match(JSON.parse(a.body).error.message, /Host/);
+  });
+
+  it('two Host headers: 400, Connection: close', async () => {
+    const a = await raw('GET /v1/sample HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n');
+    assertEnvelope(a, 400);
+    assert.match(JSON.parse(a.body).error.message, /one Host/);
+    assert.equal(a.headers.connection, 'close');
+  });
+
+  it('CONNECT: 405 in the envelope, Connection: close (no tunnel, and no socket closed unanswered)', async () => {
+    const a = await raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    assertEnvelope(a, 405);
+    assert.equal(a.headers.allow, 'GET, POST');
+    assert.ok(a.closed);
+  });
+
+  it('every answer, JSON or not, in the envelope or not, says X-Content-Type-Options: nosniff', async () => {
+    for (const request of [
+      'GET /v1/sample HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GET /v1/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GET /v1/entities/search?name=x HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GARBAGE NOT HTTP\r\n\r\n',
+      'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n',
+    ])
+      assert.equal((await raw(request)).headers['x-content-type-options'], 'nosniff', request);
   });
 
   it('a path that is not UTF-8: 400, the URL not echoed', async () => {

@@ -467,6 +467,13 @@ describe('errors', () => {
     assert.equal(res.status, 200);
     assert.equal(res.json().error.code, -32601);
     assert.deepEqual(res.json().error.data, { request_id: res.headers.get('x-request-id') });
+    // Methods named like an object's own properties are unknown methods too, answered with the request's id.
+    for (const method of ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty']) {
+      const named = await post(rpc(method, {}, `m-${method}`), bearer(key.key));
+      assert.equal(named.status, 200, method);
+      assert.equal(named.json().id, `m-${method}`, method);
+      assert.equal(named.json().error.code, -32601, method);
+    }
     assert.equal(await remaining(workspace.id), before);
     await client.close();
   });

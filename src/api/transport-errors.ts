@@ -1,5 +1,5 @@
 // Answers to what goes wrong before (or instead of) a route: unparseable HTTP, oversized headers, a
-// path that is not valid UTF-8 or whose parameter is too long, HTTP/1.1 without Host, unknown
+// path that is not valid UTF-8 or whose parameter is too long, HTTP/1.1 without Host or with two, unknown
 // routes, unreadable bodies. Every one is the error envelope of docs/contract.md ("Errors") with a
 // request id, and an answer after which the connection cannot go on says `Connection: close`.
 import http from 'node:http';
@@ -29,18 +29,31 @@ function clientErrorAnswer(code: string | undefined): { status: number; message:
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, message } = clientErrorAnswer(err.code);
+  endRaw(socket, status, 'bad_request', message);
+}
+
+/** An answer in the envelope written on the socket by hand (no route will answer), then the connection closed. */
+function endRaw(socket: Socket, status: number, code: string, message: string, headers = ''): void {
   const requestId = newRequestId();
-  const body = JSON.stringify({ error: { code: 'bad_request', message, request_id: requestId } });
+  const body = JSON.stringify({ error: { code, message, request_id: requestId } });
   if (socket.writable) {
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
+        'X-Content-Type-Options: nosniff\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${requestId}\r\n` +
+        `X-Request-Id: ${requestId}\r\n${headers}` +
         'Connection: close\r\n\r\n' +
         body,
     );
   } else socket.destroy();
+}
+
+/** CONNECT (a proxy's tunnel) reaches no route: Node hands it to this listener, else closes the socket unanswered. */
+export function refuseConnect(server: http.Server): void {
+  server.on('connect', (_req: http.IncomingMessage, socket: Socket) =>
+    endRaw(socket, 405, 'bad_request', 'CONNECT is not served: this is no proxy.', 'Allow: GET, POST\r\n'),
+  );
 }
 
 /**
@@ -58,11 +71,18 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
 
 /** Registers the answers above that need the app: Host check, unknown routes, unreadable requests. */
 export function registerTransportErrors(app: FastifyInstance, errors: ErrorLog): void {
-  // HTTP/1.1 requires Host (Node's own refusal of a request without one has an empty body).
+  // HTTP/1.1 requires exactly one Host (Node's own refusal of a request without one has an empty body, and
+  // of repeated ones it keeps the first: the raw header lines show every occurrence).
   app.addHook('onRequest', async (req, reply) => {
-    if (req.raw.httpVersion === '1.1' && req.headers.host === undefined) {
+    const hosts = req.raw.rawHeaders.filter((h, i) => i % 2 === 0 && h.toLowerCase() === 'host').length;
+    if ((req.raw.httpVersion === '1.1' && hosts === 0) || hosts > 1) {
       reply.header('connection', 'close');
-      return errorReply(reply, req.id, new ApiError('bad_request', 'HTTP/1.1 requests must carry a Host header.'));
+      const message = hosts > 1 ? 'A request carries one Host header, not several.' : undefined;
+      return errorReply(
+        reply,
+        req.id,
+        new ApiError('bad_request', message ?? 'HTTP/1.1 requests must carry a Host header.'),
+      );
     }
   });
   app.setNotFoundHandler((req, reply) =>

@@ -32,7 +32,12 @@ import { OPERATIONS } from '../api/operations/index.js';
 import { KEYLESS_OPERATIONS } from '../api/operations/keyless.js';
 import { Pipeline } from '../api/pipeline.js';
 import { registerOpenApi, registerRest } from '../api/rest.js';
-import { clientErrorHandler, frameworkErrors, registerTransportErrors } from '../api/transport-errors.js';
+import {
+  clientErrorHandler,
+  frameworkErrors,
+  refuseConnect,
+  registerTransportErrors,
+} from '../api/transport-errors.js';
 import { createServices, type Services } from '../api/services.js';
 import type { WebDeps } from '../web/context.js';
 import { cookieNames } from '../web/cookies.js';
@@ -106,6 +111,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   http.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // No answer is ever read as another type than it says (a JSON body as HTML).
+    reply.header('x-content-type-options', 'nosniff');
     // Answers outside the pipeline (unknown routes, unreadable requests, transport-level errors)
     // identify no caller: they carry the client address's keyless allowance, which they do not consume.
     if (API_PATH.test(req.url) && !reply.hasHeader('x-ratelimit-limit')) {
@@ -145,6 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   registerTransportErrors(http, errors);
+  refuseConnect(http.server);
 
   http.get('/healthz', async () => ({ status: 'ok' }));
   http.head('/healthz', async (_req, reply) => reply.send());

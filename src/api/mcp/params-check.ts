@@ -12,17 +12,18 @@ import type { z } from 'zod';
 import { validationDetails } from '../refusals.js';
 import { errorFrame, RPC_ERROR, RpcError, type ErrorFrame } from './errors.js';
 
-const REQUEST_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
-  initialize: InitializeRequestSchema,
-  ping: PingRequestSchema,
-  'tools/list': ListToolsRequestSchema,
-  'tools/call': CallToolRequestSchema,
-};
+/** A Map: a method named like an object's own property (`constructor`, `__proto__`) is no method of ours. */
+const REQUEST_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+]);
 
 /** The -32602 frame for a request of a known method whose params do not fit it, else null. */
 export function invalidParams(message: unknown, requestId: string): ErrorFrame | null {
   if (!isJSONRPCRequest(message)) return null;
-  const schema = REQUEST_SCHEMAS[message.method];
+  const schema = REQUEST_SCHEMAS.get(message.method);
   const parsed = schema?.safeParse(message);
   if (!parsed || parsed.success) return null;
   // Named as the method's params are (`protocolVersion`, not `params.protocolVersion`).

@@ -196,10 +196,14 @@ export function relaxedTermsMatch(
   terms: readonly Term[],
   keys = (words: string): string => `${words}::text[]`,
 ): string {
-  const params = terms.map((t) => (t.expansions.length ? `${column} && ${keys(sql.p(t.expansions))}` : null));
-  const ways = terms.map((_, out) => params.filter((_, i) => i !== out));
-  const possible = ways.filter((w) => w.length > 0 && w.every((c) => c !== null)) as string[][];
-  return possible.length ? `(${possible.map((w) => `(${w.join(' AND ')})`).join(' OR ')})` : 'false';
+  // The ways of leaving one term out that keep only terms with expansions; only their terms are written as
+  // parameters (a parameter the statement never reads has no type PostgreSQL can tell: SMITH QQQ ZZZ).
+  const ways = terms
+    .map((_, out) => terms.map((_, i) => i).filter((i) => i !== out))
+    .filter((w) => w.length > 0 && w.every((i) => terms[i]!.expansions.length > 0));
+  const used = new Set(ways.flat());
+  const held = terms.map((t, i) => (used.has(i) ? `${column} && ${keys(sql.p(t.expansions))}` : ''));
+  return ways.length ? `(${ways.map((w) => `(${w.map((i) => held[i]).join(' AND ')})`).join(' OR ')})` : 'false';
 }
 
 /**
