@@ -68,29 +68,19 @@ const entities: Corp[] = [...MEANT, ...OTHERS].map((name, i) => ({
   street: `${100 + i} PALMETTO WAY`,
   officers: [{ title: 'MGR', name: person('VANDERVORT', `ELSPETH${String.fromCharCode(65 + i)}`) }],
 }));
+const amend = (name: string, change: Partial<Corp>): void =>
+  void Object.assign(
+    entities.find((e) => e.name === name)!,
+    change,
+  );
 // Two addresses a one-letter typo tells apart only by ranking: 2060 CREEK N meant CREEK LN, not N CREEK.
-Object.assign(
-  entities.find((e) => e.name === 'B&K REALTY LLC')!,
-  { street: '2060 CREEK LN' },
-);
-Object.assign(
-  entities.find((e) => e.name === 'OZARK REALTY INC')!,
-  { street: '2060 N CREEK AVE' },
-);
+amend('B&K REALTY LLC', { street: '2060 CREEK LN' });
+amend('OZARK REALTY INC', { street: '2060 N CREEK AVE' });
 // A person of short words only, for a typo that no longer word carries.
-Object.assign(
-  entities.find((e) => e.name === 'MUSHO LLC')!,
-  { officers: [{ title: 'MGR', name: person('YOST', 'TOM') }] },
-);
+amend('MUSHO LLC', { officers: [{ title: 'MGR', name: person('YOST', 'TOM') }] });
 // Later filings come first among equals: the as-typed order has to beat that.
-Object.assign(
-  entities.find((e) => e.name === 'MUSHO L.L.C.')!,
-  { fileDate: '07012024' },
-);
-Object.assign(
-  entities.find((e) => e.name === 'CORMIER INVESTMENTS LLC')!,
-  { fileDate: '07012024' },
-);
+amend('MUSHO L.L.C.', { fileDate: '07012024' });
+amend('CORMIER INVESTMENTS LLC', { fileDate: '07012024' });
 const docOf = (name: string): string => entities.find((e) => e.name === name)!.doc;
 
 let t: TestApp;
