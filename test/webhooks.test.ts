@@ -273,7 +273,20 @@ describe('monitoring', () => {
     await assert.rejects(resolveTarget('https://localhost/hook', false), /private, loopback or link-local/);
     for (const a of ['127.0.0.1', '10.0.0.8', '169.254.169.254', '192.168.1.1', '::1', 'fe80::1', '::ffff:10.0.0.1'])
       assert.ok(isPrivateAddress(a), a);
-    for (const a of ['8.8.8.8', '2606:4700::1111']) assert.ok(!isPrivateAddress(a), a);
+    // IPv6 forms that carry a private IPv4 address: mapped (as the URL parser writes it), compatible, NAT64, 6to4.
+    for (const a of [
+      '::ffff:7f00:1',
+      '::127.0.0.1',
+      '::7f00:1',
+      '64:ff9b::7f00:1',
+      '64:ff9b:1::a00:1',
+      '2002:7f00:1::',
+    ])
+      assert.ok(isPrivateAddress(a), a);
+    for (const a of ['8.8.8.8', '2606:4700::1111', '64:ff9b::808:808', '2002:808:808::1', '::ffff:8.8.8.8'])
+      assert.ok(!isPrivateAddress(a), a);
+    for (const host of ['[::127.0.0.1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::]', '[::ffff:127.0.0.1]'])
+      await assert.rejects(resolveTarget(`https://${host}/hook`, false), /private, loopback or link-local/, host);
     assert.deepEqual(
       [1, 2, 3, 10, 20].map((n) => backoffSeconds(n, 30)),
       [30, 60, 120, 15_360, 6 * 3600],
