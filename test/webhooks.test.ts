@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createWorkspace } from '../src/accounts/workspaces.js';
 import { ManualClock } from '../src/clock.js';
+import { loadConfig } from '../src/config/index.js';
 import { isPrivateAddress, resolveTarget } from '../src/monitoring/address.js';
 import { backoffSeconds, deliverDue, purgeDeliveryLog } from '../src/monitoring/delivery.js';
 import {
@@ -190,10 +191,18 @@ describe('monitoring', () => {
     const updated = receiver.events().find((e) => e.type === 'entity.updated')!;
     assert.deepEqual(updated.data.changes, [{ field: 'principal_city', old: 'MIAMI', new: 'TAMPA' }]);
 
-    // A replay sends the same event again, under the same id.
+    // A replay sends the same event again, under the same id, its attempts counted afresh (one, once delivered).
     receiver.got.length = 0;
     await replayEvent(db.pool, workspace, updated.id);
     await deliverAll();
+    const { rows: replayed } = await db.pool.query<{ attempts: number }>(
+      'SELECT attempts FROM webhook_deliveries WHERE event_id = $1',
+      [updated.id],
+    );
+    assert.deepEqual(
+      replayed.map((d) => d.attempts),
+      [1],
+    );
     assert.deepEqual(
       receiver.events().map((e) => e.id),
       [updated.id],
@@ -267,6 +276,19 @@ describe('monitoring', () => {
       [pro, dev],
     ]);
     assert.equal(watches.length, 0);
+  });
+
+  it('refuses WEBHOOKS_ALLOW_PRIVATE in production: a development setting', () => {
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/registry',
+      API_KEY_PEPPER: 'pepper',
+      SMTP_URL: 'smtp://mail.example.com:587',
+      CHECKOUT_PROVIDER: 'local',
+    };
+    assert.equal(loadConfig(production).webhooks.allowPrivate, false);
+    assert.throws(() => loadConfig({ ...production, WEBHOOKS_ALLOW_PRIVATE: '1' }), /WEBHOOKS_ALLOW_PRIVATE/);
+    assert.equal(loadConfig({ WEBHOOKS_ALLOW_PRIVATE: '1' }).webhooks.allowPrivate, true);
   });
 
   it('refuses private addresses a host resolves to, and backs off exponentially', async () => {

@@ -237,5 +237,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error('invalid configuration: DATABASE_URL is required in production');
   if (production && !config.apiKeyPepper)
     throw new Error('invalid configuration: API_KEY_PEPPER is required in production');
+  // Plain http:// and private receivers are for tests and development: never a production service's.
+  if (production && config.webhooks.allowPrivate)
+    throw new Error('invalid configuration: WEBHOOKS_ALLOW_PRIVATE is a development setting, refused in production');
   return Object.freeze(config);
 }

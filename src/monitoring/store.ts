@@ -229,7 +229,10 @@ export async function listEvents(
   return { rows, total: n[0]!.n };
 }
 
-/** Sends an event again to every endpoint of the workspace subscribed to its type, under the same id. */
+/**
+ * Sends an event again to every endpoint of the workspace subscribed to its type, under the same id, as a new
+ * delivery: its attempts start again from the first (its backoff from the base wait).
+ */
 export async function replayEvent(pool: pg.Pool, workspace: string, id: string): Promise<StoredEvent> {
   const { rows } = await pool.query<{ id: string }>(
     'SELECT id FROM monitoring_events WHERE workspace_id = $1 AND id = $2',
@@ -242,7 +245,7 @@ export async function replayEvent(pool: pg.Pool, workspace: string, id: string):
      JOIN webhook_endpoints p ON p.workspace_id = m.workspace_id AND (m.type = ANY(p.event_types) OR m.type = 'ping')
      WHERE m.id = $1
      ON CONFLICT (event_id, endpoint_id) DO UPDATE SET status = 'pending', next_attempt_at = now(), created_at = now(),
-       finished_at = NULL`,
+       finished_at = NULL, attempts = 0`,
     [id],
   );
   return (await pool.query<StoredEvent>(`${EVENT_SELECT} WHERE m.id = $1`, [id])).rows[0]!;
