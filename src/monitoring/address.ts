@@ -4,6 +4,7 @@
 // rules, for tests and private deployments.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 const PRIVATE = new BlockList();
 for (const [net, bits] of [
@@ -28,22 +29,6 @@ for (const [net, bits] of [
 ] as const)
   PRIVATE.addSubnet(net, bits, 'ipv6');
 
-/** An IPv6 address as its eight 16-bit groups (a dotted IPv4 tail read as the last two), or null. */
-function ipv6Groups(address: string): number[] | null {
-  if (isIP(address) !== 6) return null;
-  let text = address.toLowerCase();
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split('::') as [string, string | undefined];
-  const part = (s: string | undefined): number[] => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
-  const front = part(head);
-  const back = part(tail);
-  return tail === undefined ? front : [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back];
-}
-
 /**
  * The IPv4 address an IPv6 one carries, where a translator or tunnel would deliver to it: IPv4-mapped
  * (::ffff:0:0/96), IPv4-compatible (::/96), NAT64 (64:ff9b::/96, 64:ff9b:1::/48) and 6to4 (2002::/16).
@@ -58,9 +43,8 @@ function embeddedIpv4(groups: readonly number[]): string | null {
 }
 
 export function isPrivateAddress(address: string): boolean {
-  const groups = ipv6Groups(address);
-  if (!groups) return PRIVATE.check(address, 'ipv4');
-  const v4 = embeddedIpv4(groups);
+  if (isIP(address) !== 6) return PRIVATE.check(address, 'ipv4');
+  const v4 = embeddedIpv4(ipaddr.IPv6.parse(address).parts);
   return PRIVATE.check(address, 'ipv6') || (v4 !== null && PRIVATE.check(v4, 'ipv4'));
 }
 
