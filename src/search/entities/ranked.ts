@@ -69,7 +69,7 @@ export async function relevancePage(
 }
 
 /** Letters, digits and spaces: what is left of a name once they are taken out is its punctuation. */
-const PUNCTUATION = (text: string): string => text.replace(/[A-Za-z0-9\s]/g, '');
+const punctuation = (text: string): string => text.replace(/[A-Za-z0-9\s]/g, '');
 
 /**
  * Among names equal to the query once normalized (the first tier: MUSHO LLC, MUSHO L.L.C.), the one
@@ -80,7 +80,7 @@ function asTyped(name: Named, typed: string): (sql: Sql) => string {
   const spaced = typed.trim().replace(/\s+/g, ' ');
   return (s) => `CASE WHEN e.name_norm = ${s.p(name.norm)}
     THEN (upper(regexp_replace(btrim(e.name), '[[:space:]]+', ' ', 'g')) = upper(${s.p(spaced)}))::int * 2
-       + (regexp_replace(e.name, '[[:alnum:][:space:]]', '', 'g') = ${s.p(PUNCTUATION(spaced))})::int
+       + (regexp_replace(e.name, '[[:alnum:][:space:]]', '', 'g') = ${s.p(punctuation(spaced))})::int
     ELSE 0 END DESC`;
 }
 
