@@ -15,6 +15,7 @@ import {
   setSuspended,
 } from '../src/accounts/workspaces.js';
 import { Gate, sweepReservations } from '../src/accounts/gate.js';
+import { findRequestLog } from '../src/accounts/request-log.js';
 import { cycleJob } from '../src/accounts/jobs.js';
 import { InstanceHolder } from '../src/db/instance.js';
 import { createPool, inTransaction } from '../src/db/pool.js';
@@ -31,6 +32,22 @@ before(async () => {
   t = await testApp({ now: '2026-03-10T12:00:00Z' });
 });
 after(() => t.close());
+
+/** A charged answer's log row, for keeping its credit by hand. */
+const keptLog = (requestId: string) => ({
+  request_id: requestId,
+  at: t.clock.now(),
+  workspace_id: null,
+  key_id: null,
+  user_id: null,
+  test_key: false,
+  surface: 'rest' as const,
+  method: 'GET',
+  route: '/v1/entities/:document_number',
+  status: 200,
+  duration_ms: 1,
+  client_ip: null,
+});
 
 const ledgerKinds = async (ws: string): Promise<string[]> =>
   (
@@ -254,13 +271,12 @@ describe('metering', () => {
       ],
     );
     assert.equal(new Set(answers.map((a) => a.reservation).filter((r) => r !== null)).size, 2);
-    for (const a of answers) if (a.reservation !== null) await t.app.gate.settle(a.reservation, true);
+    for (const a of answers) if (a.reservation !== null) await t.app.settlement.release('req_batch', [a.reservation]);
     assert.equal((await consistent(workspace.id)).balance, 2);
   });
 
   it('takes a batch covered by monthly credits at once, one ledger entry and reservation per request', async () => {
     const { workspace, key } = await t.workspace('pro');
-    await t.app.gate.flush();
     const ask = (i: number) =>
       t.app.gate.check({
         credential: { key: key.key },
@@ -290,8 +306,16 @@ describe('metering', () => {
     assert.ok(rows.every((r) => r.pool === 'monthly' && r.reserved));
     const check = await consistent(workspace.id);
     assert.equal(check.monthly_remaining, 50_000 - 12);
-    for (const [i, a] of answers.entries()) await t.app.gate.settle(a.reservation!, i < 3);
-    await t.app.gate.flush();
+    for (const a of answers.slice(0, 3)) await t.app.settlement.release('req_many', [a.reservation!]);
+    const kept = await Promise.all(
+      answers.slice(3).map((a, i) =>
+        t.app.settlement.keep({
+          log: { ...keptLog(`req_many_kept_${i}`), workspace_id: workspace.id },
+          charges: [{ ledgerId: a.reservation!, idempotency: null }],
+        }),
+      ),
+    );
+    assert.deepEqual(kept, Array(9).fill(true));
     assert.equal((await consistent(workspace.id)).monthly_remaining, 50_000 - 9);
   });
 
@@ -313,7 +337,7 @@ describe('metering', () => {
         (await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit,
         'on',
       );
-      await t.app.gate.settle(r.reservation!, true);
+      await t.app.settlement.release('req_async_commit', [r.reservation!]);
     } finally {
       await pool.end();
     }
@@ -362,7 +386,7 @@ describe('metering', () => {
         request_id: 'req_test5xx000000000000000',
       },
     });
-    assert.equal(outcome.credits, 0);
+    assert.deepEqual(outcome.charges, []);
     const check = await consistent(workspace.id);
     assert.equal(check.monthly_remaining, 50_000);
     assert.deepEqual((await ledgerKinds(workspace.id)).slice(-2), ['consumption', 'refund']);
@@ -370,7 +394,6 @@ describe('metering', () => {
 
   it('a credit reserved by a request that never finished is released by the sweeper, not leaked', async () => {
     const { workspace, key } = await t.workspace('pro');
-    await t.app.gate.flush(); // earlier tests' kept credits, settled in a batch, are not this test's
     const r = await t.app.gate.check({
       credential: { key: key.key },
       surface: 'rest',
@@ -384,9 +407,14 @@ describe('metering', () => {
     assert.equal(await sweepReservations(t.db.pool, t.clock.now()), 0); // too young
     assert.equal(await sweepReservations(t.db.pool, new Date(t.clock.now().getTime() + 6 * 60_000)), 1);
     assert.equal((await consistent(workspace.id)).monthly_remaining, 50_000);
-    await t.app.gate.settle(r.reservation!, false); // a late settle changes nothing
-    await t.app.gate.flush();
+    // A late keep finds nothing to keep: its answer must not be sent, and nothing changes.
+    const log = { ...keptLog('req_crash'), workspace_id: workspace.id };
+    assert.equal(
+      await t.app.settlement.keep({ log, charges: [{ ledgerId: r.reservation!, idempotency: null }] }),
+      false,
+    );
     assert.equal((await consistent(workspace.id)).monthly_remaining, 50_000);
+    assert.equal(await findRequestLog(t.db.pool, 'req_crash'), null);
   });
 
   it("the reservations of an instance that died are released at once, a live instance's kept", async () => {
@@ -399,7 +427,7 @@ describe('metering', () => {
       const reserved: number[] = [];
       for (const { pool, holder } of instances) {
         await holder.start();
-        const gate = new Gate(pool, PEPPER, t.clock, (err) => assert.fail(String(err)));
+        const gate = new Gate(pool, PEPPER, t.clock);
         const r = await gate.check({
           credential: { key: key.key },
           surface: 'rest',
@@ -413,8 +441,23 @@ describe('metering', () => {
       }
       assert.equal((await consistent(workspace.id)).monthly_remaining, 49_998);
       assert.equal(await sweepReservations(t.db.pool, t.clock.now()), 0); // both alive, both young
-      await instances[0]!.holder.stop(); // the first instance's process is gone, and its session with it
-      assert.equal(await sweepReservations(t.db.pool, t.clock.now()), 1);
+      // A database restart ends every session; an instance whose lock holder is not back yet is still alive
+      // through the connection its requests use, which takes the lock again before any statement.
+      await instances[1]!.holder.stop();
+      await t.db.pool.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks
+         WHERE locktype = 'advisory' AND classid = 7310010 AND objid IN (4100001, 4100002)`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (const { pool } of instances) await pool.query('SELECT 1'); // their next requests, on new connections
+      assert.equal(await sweepReservations(t.db.pool, t.clock.now()), 0);
+      assert.equal(await sweepReservations(t.db.pool, new Date(t.clock.now().getTime() + 3_000)), 0);
+      // The first instance's process is gone, and its sessions with it.
+      await instances[0]!.holder.stop();
+      await instances[0]!.pool.end();
+      instances.shift();
+      assert.equal(await sweepReservations(t.db.pool, t.clock.now()), 0); // within the grace
+      assert.equal(await sweepReservations(t.db.pool, new Date(t.clock.now().getTime() + 2_000)), 1);
       assert.equal((await consistent(workspace.id)).monthly_remaining, 49_999);
       const left = await t.db.pool.query('SELECT ledger_id FROM credit_reservations WHERE workspace_id = $1', [
         workspace.id,

@@ -1,5 +1,5 @@
 // The accounts side of a request: who calls (authentication), whether their plan lets them, and
-// the credit reserved before the handler runs and settled after. Both in SQL
+// the credit reserved before the handler runs (settled by src/accounts/settlement.ts). Both in SQL
 // (src/db/migrations/004_accounts.sql) so that concurrent requests and instances stay exact;
 // requests of one key that arrive while its previous check is in the database go in together.
 import type pg from 'pg';
@@ -73,7 +73,7 @@ interface GateRow {
 }
 
 /** Reservations older than this belong to a request that will not finish; the sweeper releases them. */
-const RESERVATION_TIMEOUT_MS = 5 * 60 * 1000;
+export const RESERVATION_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** The most requests of one key checked in one transaction. */
 const MAX_BATCH = 64;
@@ -85,13 +85,7 @@ interface Waiting {
   reject(err: unknown): void;
 }
 
-/** Kept credits are settled in batches this often (a crash before then refunds them: under-billing, never over). */
-const SETTLE_BATCH_MS = 50;
-
 export class Gate {
-  private kept: number[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> = Promise.resolve();
   /** Requests waiting for their key's check in the database to end; a key is here while one runs. */
   private readonly waiting = new Map<string, Waiting[]>();
 
@@ -99,7 +93,6 @@ export class Gate {
     private readonly pool: pg.Pool,
     private readonly pepper: string,
     private readonly clock: Clock,
-    private readonly onError: (err: unknown) => void = () => {},
   ) {}
 
   /**
@@ -156,39 +149,6 @@ export class Gate {
     if (queue.length === 0) this.waiting.delete(key);
     else void this.run(key, queue.splice(0, MAX_BATCH));
   }
-
-  /**
-   * Keeps the reserved credit (`release` false: the call was served, or answered 404) or refunds it.
-   * A refund is written at once; keeping a credit only forgets its reservation, which is batched off
-   * the request path.
-   */
-  async settle(reservation: number, release: boolean): Promise<void> {
-    if (release) {
-      await this.pool.query({
-        name: 'api_settle',
-        text: 'SELECT api_settle($1, true, $2)',
-        values: [reservation, this.clock.now()],
-      });
-      return;
-    }
-    this.kept.push(reservation);
-    this.timer ??= setTimeout(() => void this.flush(), SETTLE_BATCH_MS).unref();
-  }
-
-  /** Writes the batched settlements; resolves when every settlement made so far is written. */
-  flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const batch = this.kept;
-    this.kept = [];
-    if (batch.length === 0) return this.flushing;
-    this.flushing = this.flushing
-      .then(async () => {
-        await this.pool.query('DELETE FROM credit_reservations WHERE ledger_id = ANY($1::bigint[])', [batch]);
-      })
-      .catch(this.onError);
-    return this.flushing;
-  }
 }
 
 function gateResult(r: GateRow, userId: string | null): GateResult {
@@ -212,16 +172,20 @@ function gateResult(r: GateRow, userId: string | null): GateResult {
 }
 
 /**
- * Releases the reservations of requests that will never finish: those of an instance that is gone
- * (its lock released with its session: a crash, a kill), at once, and any older than the timeout (a
+ * A restarted database drops every instance's lock until it is taken again (milliseconds): an instance is judged
+ * gone only once its lock has been missing this long, so that the requests it is serving are not refunded.
+ */
+const HOLDER_GRACE_MS = 2_000;
+
+/**
+ * Releases the reservations of requests that will never finish: those of an instance that is gone (its lock
+ * released with its session: a crash, a kill) once the grace has passed, and any older than the timeout (a
  * request stuck in a live process, or made by a client that names no instance).
  */
 export async function sweepReservations(pool: pg.Pool, now: Date): Promise<number> {
   const { rows } = await pool.query<{ n: number }>(
-    `SELECT count(*) FILTER (WHERE api_settle(ledger_id, true, $1)) AS n
-     FROM credit_reservations
-     WHERE created_at < $2 OR (holder IS NOT NULL AND NOT reservation_holder_alive(holder))`,
-    [now, new Date(now.getTime() - RESERVATION_TIMEOUT_MS)],
+    'SELECT sweep_reservations($1, make_interval(secs => $2), make_interval(secs => $3)) AS n',
+    [now, RESERVATION_TIMEOUT_MS / 1000, HOLDER_GRACE_MS / 1000],
   );
   return rows[0]?.n ?? 0;
 }

@@ -1,8 +1,10 @@
 // The accounts' scheduled jobs: the monthly cycle, the request-log purge, the release of credits
-// reserved by requests that never finished, and the purge of the web app's ended sessions and links.
+// reserved by requests that never finished, the purge of the web app's ended sessions and links, and
+// the purge of answers kept for idempotency keys.
 import type { Job } from '../jobs/job.js';
 import { sweepReservations } from './gate.js';
 import { TEST_KEY_MONTHLY_CREDITS } from './catalog.js';
+import { purgeIdempotentRequests } from './idempotency.js';
 import { purgeRequestLogs } from './request-log.js';
 import { purgeSessions } from './sessions.js';
 
@@ -52,4 +54,19 @@ const webPurgeJob: Job = {
   },
 };
 
-export const ACCOUNT_JOBS: readonly Job[] = [cycleJob, logPurgeJob, reservationSweepJob, webPurgeJob];
+const idempotencyPurgeJob: Job = {
+  name: 'idempotency_purge',
+  schedule: '15 * * * *',
+  description: 'forgets answers kept for Idempotency-Key replays once they are 24 hours old (hourly, at :15)',
+  async run({ pool, asOf }) {
+    return { deleted: await purgeIdempotentRequests(pool, asOf) };
+  },
+};
+
+export const ACCOUNT_JOBS: readonly Job[] = [
+  cycleJob,
+  logPurgeJob,
+  reservationSweepJob,
+  webPurgeJob,
+  idempotencyPurgeJob,
+];

@@ -1,6 +1,9 @@
 // What a request tells the request log (src/accounts/request-log.ts) about who called and what it cost,
-// set on the request by whichever surface answered it (REST, MCP, the billing routes).
-import type { FastifyRequest } from 'fastify';
+// set on the request by whichever surface answered it (REST, MCP, the billing routes), and the log row
+// built from it: at the answer's settlement for a charged answer, when the response ends for the others.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RequestLogRow } from '../accounts/request-log.js';
+import type { Clock } from '../clock.js';
 import type { Outcome } from './pipeline.js';
 
 /** What a request tells the request log about who called and what it cost. */
@@ -13,6 +16,8 @@ export interface CallRecord {
   testKey: boolean;
   credits: number;
   surface: 'rest' | 'mcp' | 'keyless';
+  /** Its log row was written with its charge (src/api/delivery.ts): the response's end writes none. */
+  logged?: boolean;
 }
 
 declare module 'fastify' {
@@ -27,7 +32,28 @@ export function recordCall(req: FastifyRequest, outcome: Outcome, surface: CallR
     keyId: outcome.caller?.keyId ?? null,
     userId: outcome.caller?.userId ?? null,
     testKey: outcome.caller?.keyKind === 'test',
-    credits: outcome.credits,
+    credits: outcome.charges.length,
     surface,
+  };
+}
+
+/** The request's log row, as of now, for an answer of `status`. */
+export function logRow(req: FastifyRequest, reply: FastifyReply, status: number, clock: Clock): RequestLogRow {
+  const call = req.call;
+  return {
+    request_id: req.id,
+    at: new Date(clock.now().getTime() - reply.elapsedTime),
+    workspace_id: call?.workspaceId ?? null,
+    key_id: call?.keyId ?? null,
+    user_id: call?.userId ?? null,
+    test_key: call?.testKey ?? false,
+    surface: call?.surface ?? (req.url.startsWith('/mcp') ? 'mcp' : 'rest'),
+    method: req.method,
+    // The route's pattern, never the raw URL (whose query could hold an `api_key`).
+    route: req.routeOptions.url ?? 'unmatched',
+    status,
+    duration_ms: reply.elapsedTime,
+    credits: call?.credits ?? 0,
+    client_ip: req.ip,
   };
 }

@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   rest_disabled: 403,
   mcp_disabled: 403,
   not_found: 404,
+  conflict: 409,
   rate_limited: 429,
   internal_error: 500,
 } as const;

@@ -1,13 +1,16 @@
 // The one request pipeline every call passes, REST or MCP, in the order of the README's "How a request
 // flows": authenticate, check the plan's surface, rate limit, validate, plan gate, reserve a credit,
 // handle, settle. Authentication, the plan gate and the reservation share one database round trip;
-// the stages still decide in that order. Calls that run no operation pass its first stages too: MCP's
+// the stages still decide in that order. A failure is refunded here; a charged answer is settled as it
+// is sent (src/api/delivery.ts). Calls that run no operation pass its first stages too: MCP's
 // free methods (admit) and the account routes of billing (account). On the same-origin proxy a member
 // signed in to the web app may call instead of a key (`member`): the same stages, on the workspace's live
 // credits.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { Caller, Credential, Gate, GateResult, MemberCall, SignedInMember } from '../accounts/gate.js';
+import type { IdempotencyKeys } from '../accounts/idempotency.js';
+import type { Settlement } from '../accounts/settlement.js';
 import { presentedKey } from '../accounts/keys.js';
 import type { Surface } from '../accounts/catalog.js';
 import type { Clock } from '../clock.js';
@@ -23,6 +26,7 @@ import {
 import { isQueryCanceled } from '../db/pool.js';
 import type { ErrorLog } from './error-log.js';
 import { ApiError, badRequest, internalError, queryTimedOut, unauthorized } from './errors.js';
+import { idempotencyMismatch, idempotencyRunning, readIdempotencyKey, requestFingerprint } from './idempotency.js';
 import type { FileResult, ListResult, Operation, SingleResult } from './operation.js';
 import { parseOrRefuse, perMinuteRefusal, refuseByGate, surfaceRefusal, validationDetails } from './refusals.js';
 import type { Services } from './services.js';
@@ -41,6 +45,8 @@ export interface Invocation {
    * CSRF token already checked (src/web/proxy-auth.ts). Never set on /v1 or /mcp.
    */
   readonly member?: MemberCall | null;
+  /** The Idempotency-Key presented (REST's header, an MCP call's `_meta`), unread. */
+  readonly idempotencyKey?: unknown;
 }
 
 /** Finds the member signed in to the web app behind a request on the same-origin proxy (src/web/proxy-auth.ts). */
@@ -59,7 +65,12 @@ export interface Outcome {
   readonly result: Result | null;
   readonly headers: Record<string, string>;
   readonly caller: Caller | null;
-  readonly credits: 0 | 1;
+  /** The ledger entries of the credit this answer costs, kept when it is sent (src/api/delivery.ts). */
+  readonly charges: readonly number[];
+  /** The Idempotency-Key this answer is given under (its copy is kept with its charge). */
+  readonly idempotencyKey: string | null;
+  /** An answer given before under the same Idempotency-Key, again (free): its type and body as first sent. */
+  readonly replay: { readonly type: string; readonly body: string } | null;
   readonly error: ApiError | null;
 }
 
@@ -69,6 +80,8 @@ export interface PipelineDeps {
   readonly clock: Clock;
   readonly services: Services;
   readonly errors: ErrorLog;
+  readonly settlement: Settlement;
+  readonly idempotency: IdempotencyKeys;
 }
 
 /** A stage's failure on its way to the answer: the window to show and who called, when known. */
@@ -76,7 +89,6 @@ interface Failed {
   readonly err: unknown;
   readonly rate: RateDecision | null;
   readonly caller: Caller | null;
-  readonly credits: 0 | 1;
   readonly requestId: string;
   /** The log line of an unexpected error, and what it names. */
   readonly log: readonly [message: string, fields: Record<string, unknown>];
@@ -98,13 +110,12 @@ export class Pipeline {
       const params = parseOrRefuse(op.params, inv.args);
       const result = await op.handle(params, this.context(inv, null));
       const body = await this.envelope(op, result, inv.requestId);
-      return success(body, result, rateLimitHeaders(rate), null, 0);
+      return success(body, result, rateLimitHeaders(rate), null);
     } catch (err) {
       return this.failure({
         err,
         rate,
         caller: null,
-        credits: 0,
         requestId: inv.requestId,
         log: ['operation failed', { operation: op.name }],
       });
@@ -114,39 +125,64 @@ export class Pipeline {
   private async invokeMetered(op: Operation, inv: Invocation): Promise<Outcome> {
     let caller: Caller | null = null;
     let rate: RateDecision | null = null;
-    let reservation: number | null = null;
+    let charges: number[] = [];
+    let claimed: string | null = null;
     try {
       const parsed = op.params.safeParse(inv.args);
-      const gate = await this.authenticate(inv, {
-        reserve: op.metered && parsed.success,
-        leadFeed: op.leadFeed === true,
-        csv: inv.csv,
-      });
+      const idempotency = readIdempotencyKey(inv.idempotencyKey);
+      const valid = parsed.success && !(idempotency && 'invalid' in idempotency);
+      // Under a key the credit is reserved once the key is claimed: a replay costs nothing.
+      const keyed = op.metered && valid && idempotency !== null;
+      const ask = { leadFeed: op.leadFeed === true, csv: inv.csv };
+      const gate = await this.authenticate(inv, { ...ask, reserve: op.metered && valid && !keyed });
       caller = gate.caller;
-      reservation = gate.reservation;
+      charges = reserved(gate);
       refuseSurface(gate);
       rate = await this.countCall(caller);
-      if (!parsed.success) throw badRequest(validationDetails(parsed.error));
+      if (!parsed.success || (idempotency && 'invalid' in idempotency)) {
+        const details = parsed.success ? {} : validationDetails(parsed.error);
+        if (idempotency && 'invalid' in idempotency) details['Idempotency-Key'] = idempotency.invalid;
+        throw badRequest(details);
+      }
       refuseByGate(gate);
+      if (keyed && idempotency && 'key' in idempotency) {
+        const fingerprint = requestFingerprint(op.name, inv.surface, inv.csv, parsed.data);
+        const claim = await this.deps.idempotency.claim(
+          caller.workspaceId,
+          idempotency.key,
+          fingerprint,
+          inv.requestId,
+        );
+        if (claim.kind === 'replay') return replayed(claim, rateLimitHeaders(rate), caller);
+        if (claim.kind === 'mismatch') throw idempotencyMismatch(idempotency.key);
+        if (claim.kind === 'running') throw idempotencyRunning(idempotency.key);
+        claimed = idempotency.key;
+        const paid = await this.authenticate(inv, { ...ask, reserve: true });
+        charges = reserved(paid);
+        refuseByGate(paid);
+      }
 
       const result = await op.handle(parsed.data, this.context(inv, caller));
       const body = await this.envelope(op, result, inv.requestId);
-      const credits = await this.settle(reservation, false);
-      reservation = null;
-      return success(body, result, { ...rateLimitHeaders(rate), ...fileHeaders(result) }, caller, credits);
+      const headers = { ...rateLimitHeaders(rate), ...fileHeaders(result) };
+      return { ...success(body, result, headers, caller), charges, idempotencyKey: claimed };
     } catch (err) {
-      // A 404 is an answer and costs its credit; anything else refunds it.
-      const release = !(err instanceof ApiError && err.status === 404);
-      const credits = await this.settleQuietly(reservation, release);
       rate ??= await this.currentWindow(caller);
-      return this.failure({
+      const failed = this.failure({
         err,
         rate,
         caller,
-        credits,
         requestId: inv.requestId,
         log: ['operation failed', { operation: op.name }],
       });
+      // A 404 is an answer and costs its credit (kept as it is sent); anything else is refunded now.
+      if (err instanceof ApiError && err.status === 404) return { ...failed, charges, idempotencyKey: claimed };
+      await this.deps.settlement.release(inv.requestId, charges);
+      if (claimed && caller) {
+        const onError = (e: unknown): void => this.deps.errors.error(e, { request_id: inv.requestId }, 'freeing a key');
+        await this.deps.idempotency.release(caller.workspaceId, claimed, inv.requestId, onError);
+      }
+      return failed;
     }
   }
 
@@ -162,13 +198,12 @@ export class Pipeline {
       caller = gate.caller;
       refuseSurface(gate);
       const rate = await this.deps.limiter.peek(workspaceWindow(caller.workspaceId), caller.perMinute);
-      return success(null, null, rateLimitHeaders(rate), caller, 0);
+      return success(null, null, rateLimitHeaders(rate), caller);
     } catch (err) {
       return this.failure({
         err,
         rate: null,
         caller,
-        credits: 0,
         requestId: inv.requestId,
         log: ['admitting a request failed', { surface: inv.surface }],
       });
@@ -187,14 +222,13 @@ export class Pipeline {
       caller = (await this.authenticate({ ...inv, surface: 'rest' })).caller;
       rate = await this.countCall(caller);
       const data = await handle(caller);
-      return success({ data, meta: { request_id: inv.requestId } }, null, rateLimitHeaders(rate), caller, 0);
+      return success({ data, meta: { request_id: inv.requestId } }, null, rateLimitHeaders(rate), caller);
     } catch (err) {
       rate ??= await this.currentWindow(caller);
       return this.failure({
         err,
         rate,
         caller,
-        credits: 0,
         requestId: inv.requestId,
         log: ['account request failed', {}],
       });
@@ -260,26 +294,11 @@ export class Pipeline {
       result: null,
       headers,
       caller: f.caller,
-      credits: f.credits,
+      charges: [],
+      idempotencyKey: null,
+      replay: null,
       error: apiError,
     };
-  }
-
-  /** Settling after a failure must not turn the answer into another failure. */
-  private async settleQuietly(reservation: number | null, release: boolean): Promise<0 | 1> {
-    try {
-      return await this.settle(reservation, release);
-    } catch (err) {
-      this.deps.errors.error(err, { reservation }, 'settling a reservation failed; the sweeper will release it');
-      return 0;
-    }
-  }
-
-  /** Settles a reservation (if any); returns the credits the request finally cost. */
-  private async settle(reservation: number | null, release: boolean): Promise<0 | 1> {
-    if (reservation === null) return 0;
-    await this.deps.gate.settle(reservation, release);
-    return release ? 0 : 1;
   }
 
   async envelope(op: Operation, result: Result, requestId: string): Promise<unknown> {
@@ -303,8 +322,33 @@ const success = (
   result: Result | null,
   headers: Record<string, string>,
   caller: Caller | null,
-  credits: 0 | 1,
-): Outcome => ({ status: 200, body, result, headers, caller, credits, error: null });
+): Outcome => ({
+  status: 200,
+  body,
+  result,
+  headers,
+  caller,
+  charges: [],
+  idempotencyKey: null,
+  replay: null,
+  error: null,
+});
+
+const reserved = (gate: GateResult): number[] => (gate.reservation === null ? [] : [gate.reservation]);
+
+/** The answer given before under the key, free, marked as such (`Idempotent-Replayed`). */
+function replayed(
+  claim: { status: number; type: string; body: string },
+  headers: Record<string, string>,
+  caller: Caller,
+): Outcome {
+  const body = claim.type.startsWith('application/json') ? (JSON.parse(claim.body) as unknown) : claim.body;
+  return {
+    ...success(body, null, { ...headers, 'idempotent-replayed': 'true' }, caller),
+    status: claim.status,
+    replay: { type: claim.type, body: claim.body },
+  };
+}
 
 function fileHeaders(result: Result): Record<string, string> {
   if (!('file' in result)) return {};

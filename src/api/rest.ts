@@ -8,6 +8,8 @@ import { ApiError } from './errors.js';
 import type { Operation, ListResult } from './operation.js';
 import { credentialHeaders } from './credentials.js';
 import { csvHeaders, toCsv, wantsCsv } from './csv.js';
+import { notKept, type Answer, type Delivery } from './delivery.js';
+import { IDEMPOTENCY_HEADER } from './idempotency.js';
 import type { MemberAuth, Outcome, Pipeline } from './pipeline.js';
 import { perMinuteRefusal } from './refusals.js';
 
@@ -23,11 +25,31 @@ function hitColumns(op: Operation): string[] {
   return op.result instanceof ZodObject ? Object.keys(op.result.shape) : [];
 }
 
-/** Writes a pipeline outcome as the HTTP response (a file result's headers name its type). */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Writes a pipeline outcome that costs nothing as the HTTP response. */
 export function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply {
   reply.code(outcome.status).headers(outcome.headers);
   if (outcome.status === 401) reply.header('www-authenticate', 'Bearer');
   return reply.send(outcome.body);
+}
+
+/** A pipeline outcome as the bytes to send: JSON, a CSV page, a file, or an answer given before (a replay). */
+function render(outcome: Outcome, columns: readonly string[], csv: boolean): Answer {
+  const headers = { ...outcome.headers };
+  if (outcome.status === 401) headers['www-authenticate'] = 'Bearer';
+  if (outcome.replay) return { status: outcome.status, headers, type: outcome.replay.type, body: outcome.replay.body };
+  const result = outcome.status === 200 ? outcome.result : null;
+  if (result && 'file' in result) {
+    const { 'content-type': type = result.file.contentType, ...rest } = headers;
+    return { status: 200, headers: rest, type, body: result.file.body };
+  }
+  if (csv && result) {
+    const list = result as ListResult;
+    const { 'content-type': type = 'text/csv', ...rest } = { ...headers, ...csvHeaders(list) };
+    return { status: 200, headers: rest, type, body: toCsv(columns, list.data as Array<Record<string, unknown>>) };
+  }
+  return { status: outcome.status, headers, type: JSON_TYPE, body: JSON.stringify(outcome.body) };
 }
 
 /**
@@ -38,6 +60,7 @@ export function registerRest(
   app: FastifyInstance,
   operations: readonly Operation[],
   pipeline: Pipeline,
+  delivery: Delivery,
   member: MemberAuth = async () => null,
 ): void {
   for (const op of operations) {
@@ -59,16 +82,17 @@ export function registerRest(
         requestId: req.id,
         clientIp: req.ip,
         member: op.keyless ? null : await member(req),
+        idempotencyKey: req.headers[IDEMPOTENCY_HEADER],
       });
       recordCall(req, outcome, op.keyless ? 'keyless' : 'rest');
-      if (csv && outcome.status === 200 && outcome.result) {
-        const list = outcome.result as ListResult;
-        return reply
-          .code(200)
-          .headers({ ...outcome.headers, ...csvHeaders(list) })
-          .send(toCsv(columns, list.data as Array<Record<string, unknown>>));
-      }
-      return sendOutcome(reply, outcome);
+      const answer = render(outcome, columns, csv);
+      const copy = outcome.idempotencyKey
+        ? { key: outcome.idempotencyKey, status: answer.status, type: answer.type, body: answer.body }
+        : null;
+      const charges = outcome.charges.map((ledgerId) => ({ ledgerId, idempotency: copy }));
+      return delivery.send(req, reply, charges, answer, () =>
+        render({ ...outcome, status: 500, body: notKept().body(req.id), replay: null, result: null }, columns, false),
+      );
     };
     for (const prefix of API_PREFIXES) {
       app.route({

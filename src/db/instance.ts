@@ -1,15 +1,19 @@
 // This server instance as the database sees it. Its connections name it (the `registry.instance`
-// setting, which the credit reservations they make record), and a dedicated connection holds an
-// advisory lock on its number for as long as the process lives. When the process dies, PostgreSQL
-// ends that session and the lock goes with it: its reservations are then known orphaned and are
-// released at once (sweepReservations), instead of after the age limit.
+// setting, which the credit reservations they make record), and each of them, with a dedicated one,
+// holds a shared advisory lock on its number for as long as it lives: a reservation is only ever made
+// on a connection that holds the lock, so a database restart cannot make a live instance look gone.
+// When the process dies, PostgreSQL ends its sessions and the locks go with them: its reservations
+// are then known orphaned and are released within seconds (sweepReservations), not after the age limit.
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
 
 /** The advisory-lock class of instance locks (the second key is the instance number). */
 const INSTANCE_LOCK_CLASS = 7_310_010;
-/** A lost holder connection (a database restart) is opened again after this long. */
-const RECONNECT_MS = 1_000;
+/** A holder connection that could not be opened again (the database still down) is tried again after this long. */
+const RECONNECT_MS = 250;
+
+/** Takes the instance's lock on a connection (shared: every connection of the instance holds it). */
+export const INSTANCE_LOCK_SQL = `SELECT pg_advisory_lock_shared(${INSTANCE_LOCK_CLASS}, $1)`;
 
 /** This process's instance number: random, so that instances need no coordination to be told apart. */
 export const INSTANCE_ID = randomInt(1, 2 ** 31 - 1);
@@ -31,7 +35,7 @@ export class InstanceHolder {
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     await client.connect();
-    await client.query('SELECT pg_advisory_lock($1, $2)', [INSTANCE_LOCK_CLASS, this.instance]);
+    await client.query(INSTANCE_LOCK_SQL, [this.instance]);
     this.client = client;
   }
 
@@ -51,6 +55,6 @@ export class InstanceHolder {
       if (this.closed) return;
       this.start().catch(() => (this.retry = setTimeout(again, RECONNECT_MS)));
     };
-    this.retry = setTimeout(again, RECONNECT_MS);
+    again();
   }
 }

@@ -1,5 +1,6 @@
 // Connection pools: one for writes and reads by default, plus an optional read pool on a replica.
 import pg from 'pg';
+import { INSTANCE_LOCK_SQL } from './instance.js';
 
 // DATE columns come back as 'YYYY-MM-DD' strings, never as local-time Date objects.
 pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
@@ -33,6 +34,9 @@ export function createPool(url: string, max: number, opts: PoolOptions = {}): pg
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Queued before any query of the client's first user: a reservation is never made without the lock.
+  if (instance !== null)
+    pool.on('connect', (client) => void client.query(INSTANCE_LOCK_SQL, [instance]).catch(() => {}));
   return pool;
 }
 

@@ -4,7 +4,9 @@
 import path from 'node:path';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Gate } from '../accounts/gate.js';
+import { IdempotencyKeys } from '../accounts/idempotency.js';
 import { RequestLog } from '../accounts/request-log.js';
+import { Settlement } from '../accounts/settlement.js';
 import { paymentProvider } from '../billing/payments.js';
 import type { PaymentProvider } from '../billing/provider.js';
 import { StripePayments } from '../billing/stripe.js';
@@ -24,6 +26,8 @@ import { createMailer } from '../accounts/mail.js';
 import { BILLING_ROUTES, billingRoutes } from '../api/billing.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
 import { stripeWebhook } from '../api/stripe-webhook.js';
+import { logRow } from '../api/call-record.js';
+import { Delivery } from '../api/delivery.js';
 import { ErrorLog } from '../api/error-log.js';
 import { newRequestId } from '../api/ids.js';
 import { registerMcp } from '../api/mcp/transport.js';
@@ -63,6 +67,7 @@ export interface App {
   readonly http: FastifyInstance;
   readonly services: Services;
   readonly gate: Gate;
+  readonly settlement: Settlement;
   readonly pipeline: Pipeline;
   readonly requestLog: RequestLog;
   readonly metrics: Metrics;
@@ -95,9 +100,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const services = createServices(db, clock, config.webhooks.allowPrivate);
   const errors = new ErrorLog(http.log, clock);
   for (const pool of new Set([db.pool, db.readPool])) pool.on('connect', () => errors.connected());
-  const gate = new Gate(db.pool, deps.pepper, clock, (err) =>
-    errors.error(err, {}, 'settling kept credits failed; the sweeper will refund them'),
-  );
+  const gate = new Gate(db.pool, deps.pepper, clock);
+  const settlement = new Settlement(db.pool, clock, (err, fields, message) => errors.error(err, fields, message));
   const metrics = createMetrics();
   const limiterContext: LimiterContext = {
     config,
@@ -106,8 +110,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     warn: (fields, message) => http.log.warn(fields, message),
   };
   const limiter = await (deps.limiter ?? createRateLimiter)(limiterContext);
-  const pipeline = new Pipeline({ gate, limiter, clock, services, errors });
+  const idempotency = new IdempotencyKeys(db.pool, clock);
+  const pipeline = new Pipeline({ gate, limiter, clock, services, errors, settlement, idempotency });
   const requestLog = new RequestLog(db.pool, (err) => errors.error(err, {}, 'writing request logs failed'));
+  const delivery = new Delivery(settlement, clock, errors, (row) => requestLog.add(row));
 
   http.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -120,24 +126,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
   });
   http.addHook('onResponse', async (req, reply) => {
-    if (!API_PATH.test(req.url)) return;
-    const call = req.call;
-    requestLog.add({
-      request_id: req.id,
-      at: new Date(clock.now().getTime() - reply.elapsedTime),
-      workspace_id: call?.workspaceId ?? null,
-      key_id: call?.keyId ?? null,
-      user_id: call?.userId ?? null,
-      test_key: call?.testKey ?? false,
-      surface: call?.surface ?? (req.url.startsWith('/mcp') ? 'mcp' : 'rest'),
-      method: req.method,
-      // The route's pattern, never the raw URL (whose query could hold an `api_key`).
-      route: req.routeOptions.url ?? 'unmatched',
-      status: reply.statusCode,
-      duration_ms: reply.elapsedTime,
-      credits: call?.credits ?? 0,
-      client_ip: req.ip,
-    });
+    // A charged answer's row was written with its charge (src/api/delivery.ts).
+    if (API_PATH.test(req.url) && !req.call?.logged) requestLog.add(logRow(req, reply, reply.statusCode, clock));
   });
   const mailer = createMailer(
     { smtpUrl: config.web.smtpUrl, from: config.web.mailFrom, dir: path.join(config.dataDir, 'mail') },
@@ -146,7 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   http.addHook('onClose', async () => {
     mailer.close();
     errors.close();
-    await gate.flush();
+    await settlement.close();
     await requestLog.flush();
     await limiter.close();
   });
@@ -170,7 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
   const cookies = cookieNames(config.web.secureCookies);
   const member = proxyAuth({ pool: db.pool, clock, cookies });
-  registerRest(http, routes, pipeline, member);
+  registerRest(http, routes, pipeline, delivery, member);
   const payments = deps.payments ?? paymentProvider(config);
   await http.register(billingRoutes, { pool: db.pool, pipeline, clock, payments, member });
   await http.register(checkoutRoutes, {
@@ -184,7 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await http.register(stripeWebhook, { pool: db.pool, stripe: payments, clock });
   const openapi = openApiDocument(routes, BILLING_ROUTES);
   registerOpenApi(http, openapi, limiter);
-  registerMcp(http, { pipeline, operations: OPERATIONS, allowedOrigins: config.mcpAllowedOrigins });
+  registerMcp(http, { pipeline, delivery, operations: OPERATIONS, allowedOrigins: config.mcpAllowedOrigins });
   if (deps.webApp !== false)
     await http.register(webApp, {
       pool: db.pool,
@@ -201,5 +191,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       cookies,
       production: config.production,
     });
-  return { http, services, gate, pipeline, requestLog, metrics };
+  return { http, services, gate, settlement, pipeline, requestLog, metrics };
 }

@@ -12,6 +12,7 @@ export const RPC_ERROR = {
   unauthorized: -32001,
   forbidden: -32003,
   outOfCredits: -32004,
+  conflict: -32009,
   rateLimited: -32029,
 } as const;
 
@@ -45,6 +46,8 @@ function rpcCode(err: ApiError): number {
       return err.extra.creditBalance === undefined ? RPC_ERROR.rateLimited : RPC_ERROR.outOfCredits;
     case 'bad_request':
       return RPC_ERROR.invalidParams;
+    case 'conflict':
+      return RPC_ERROR.conflict;
     default:
       return RPC_ERROR.internal;
   }

@@ -15,6 +15,7 @@ import {
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { z } from 'zod';
 import { internalError } from '../errors.js';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_META } from '../idempotency.js';
 import { API_VERSION } from '../openapi.js';
 import type { Operation } from '../operation.js';
 import type { Outcome, Pipeline } from '../pipeline.js';
@@ -99,6 +100,8 @@ export function createMcpServer(
       csv: false,
       requestId: exchange.requestId,
       clientIp: exchange.clientIp,
+      // A call's own key, else the HTTP request's (docs/contract.md, "Idempotency keys").
+      idempotencyKey: request.params._meta?.[IDEMPOTENCY_META] ?? exchange.headers[IDEMPOTENCY_HEADER],
     });
     exchange.outcomes.push(outcome);
     return toolResult(outcome, exchange.requestId);

@@ -16,14 +16,17 @@ import { credentialHeaders } from '../credentials.js';
 import type { Operation } from '../operation.js';
 import type { Pipeline } from '../pipeline.js';
 import { recordCall } from '../call-record.js';
+import { notKept, type Delivery } from '../delivery.js';
 import { errorFrame, fromApiError, RPC_ERROR, RpcError, withRequestId, type ErrorFrame } from './errors.js';
 import { invalidParams } from './params-check.js';
 import { createMcpServer, mcpCatalog, type Exchange } from './server.js';
 
 const MCP_PATH = '/mcp';
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface McpDeps {
   readonly pipeline: Pipeline;
+  readonly delivery: Delivery;
   readonly operations: readonly Operation[];
   /** `config.mcpAllowedOrigins`. */
   readonly allowedOrigins: readonly string[];
@@ -157,15 +160,31 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
     );
 
     // One HTTP request, one log row: its tool calls' credits together (a JSON-RPC batch may hold several).
-    if (req.call) req.call.credits = exchange.outcomes.reduce((n, o) => n + o.credits, 0);
+    if (req.call) req.call.credits = exchange.outcomes.reduce((n, o) => n + o.charges.length, 0);
     const last = exchange.outcomes.at(-1);
-    if (last && Object.keys(last.headers).length > 0) reply.headers(last.headers);
-    reply.code(response.status);
+    const headers = last ? last.headers : {};
     const body = await response.text();
-    if (!body) return reply.send();
-    return reply
-      .type(response.headers.get('content-type') ?? 'application/json')
-      .send(response.ok ? body : transportError(body, requestId, message !== undefined));
+    if (!body) return reply.code(response.status).headers(headers).send();
+    const answer = {
+      status: response.status,
+      headers,
+      type: response.headers.get('content-type') ?? 'application/json',
+      body: response.ok ? body : transportError(body, requestId, message !== undefined),
+    };
+    // Each call's answer is what its key gives again: the REST body of its outcome.
+    const charges = exchange.outcomes.flatMap((o) =>
+      o.charges.map((ledgerId) => ({
+        ledgerId,
+        idempotency: o.idempotencyKey
+          ? { key: o.idempotencyKey, status: o.status, type: JSON_TYPE, body: JSON.stringify(o.body) }
+          : null,
+      })),
+    );
+    return deps.delivery.send(req, reply, charges, answer, () => ({
+      ...answer,
+      status: 200,
+      body: JSON.stringify(errorFrame(id, fromApiError(notKept(), requestId))),
+    }));
   };
 
   const notAllowed = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>

@@ -1,0 +1,203 @@
+// Settlement as an answer leaves, and idempotency keys (docs/contract.md, "What a client can rely on"): an answer
+// whose client is gone is not charged, a charged answer has its log row, a key gives its answer again for free,
+// and refunds the database refused are written once it answers.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type pg from 'pg';
+import { ledgerCheck } from '../src/accounts/ledger.js';
+import { findRequestLog } from '../src/accounts/request-log.js';
+import { Settlement } from '../src/accounts/settlement.js';
+import { loadFixture } from './support/fixture.js';
+import { testApp, type TestApp } from './support/app.js';
+
+let t: TestApp;
+let base: string;
+
+before(async () => {
+  t = await testApp();
+  await loadFixture(t.db.pool);
+  base = await t.app.http.listen({ host: '127.0.0.1', port: 0 });
+});
+after(() => t.close());
+
+const DETAIL = '/v1/entities/L20000000001';
+const remaining = async (ws: string): Promise<number> => (await ledgerCheck(t.db.pool, ws)).monthly_remaining;
+const consistent = async (ws: string): Promise<boolean> => (await ledgerCheck(t.db.pool, ws)).consistent;
+const reservations = async (ws: string): Promise<number> =>
+  Number(
+    (await t.db.pool.query('SELECT count(*) AS n FROM credit_reservations WHERE workspace_id = $1', [ws])).rows[0].n,
+  );
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 150));
+
+/** Writes raw bytes on a new connection; resolves with everything the server sent back once it closes. */
+function raw(bytes: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
+    let got = '';
+    socket.on('data', (d) => (got += d.toString()));
+    socket.on('end', () => resolve(got));
+    socket.on('error', reject);
+  });
+}
+
+describe('an answer the client never gets', () => {
+  it('is not charged when the request body is malformed chunked encoding (400 before any answer)', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    for (let i = 0; i < 5; i++) {
+      const answer = await raw(
+        `GET ${DETAIL} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key.key}\r\n` +
+          'Transfer-Encoding: chunked\r\n\r\nZZZ\r\nnot a chunk\r\n',
+      );
+      assert.match(answer, /^HTTP\/1\.1 400 /);
+    }
+    await settle();
+    assert.equal(await remaining(workspace.id), 50_000);
+    assert.equal(await reservations(workspace.id), 0);
+    assert.ok(await consistent(workspace.id));
+  });
+
+  it('is not charged when the client gives up while the read is slow, and its log row says 499', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    // The entity's read waits behind a lock; the client gives up after 300 ms; then the lock goes.
+    const blocker: pg.PoolClient = await t.db.pool.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE registry.entities IN ACCESS EXCLUSIVE MODE');
+    const requests = Array.from({ length: 3 }, () =>
+      fetch(`${base}/v1/entities/L22000000003`, {
+        headers: { authorization: `Bearer ${key.key}` },
+        signal: AbortSignal.timeout(300),
+      }).catch((err: unknown) => err),
+    );
+    const outcomes = await Promise.all(requests);
+    assert.ok(outcomes.every((o) => o instanceof Error));
+    await blocker.query('COMMIT');
+    blocker.release();
+    await settle();
+    await t.app.requestLog.flush();
+    const { rows } = await t.db.pool.query<{ status: number; credits: number }>(
+      'SELECT status, credits FROM request_logs WHERE workspace_id = $1',
+      [workspace.id],
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.status, r.credits]),
+      [
+        [499, 0],
+        [499, 0],
+        [499, 0],
+      ],
+    );
+    assert.equal(await remaining(workspace.id), 50_000);
+    assert.equal(await reservations(workspace.id), 0);
+    assert.ok(await consistent(workspace.id));
+  });
+
+  it('a charged answer has its log row and its usage the moment it is sent', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const res = await fetch(`${base}${DETAIL}`, { headers: { authorization: `Bearer ${key.key}` } });
+    assert.equal(res.status, 200);
+    await res.text();
+    // No wait: the row and the day's usage were committed before the answer left.
+    const row = await findRequestLog(t.db.pool, res.headers.get('x-request-id')!);
+    assert.equal(row?.credits, 1);
+    assert.equal(row?.status, 200);
+    const usage = await t.db.pool.query('SELECT rest FROM usage_days WHERE workspace_id = $1', [workspace.id]);
+    assert.equal(Number(usage.rows[0].rest), 1);
+    assert.equal(await remaining(workspace.id), 49_999);
+    assert.equal(await reservations(workspace.id), 0);
+  });
+});
+
+describe('idempotency keys', () => {
+  it('answer again with the same status and body, free, marked Idempotent-Replayed', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const ask = (path: string, idempotencyKey: string) => t.get(path, key.key, { 'idempotency-key': idempotencyKey });
+    const first = await ask(DETAIL, 'order-17');
+    assert.equal(first.statusCode, 200);
+    assert.equal(first.headers['idempotent-replayed'], undefined);
+    const again = await ask(DETAIL, 'order-17');
+    assert.equal(again.statusCode, 200);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.body, first.body);
+    assert.notEqual(again.headers['x-request-id'], first.headers['x-request-id']);
+    assert.equal(await remaining(workspace.id), 49_999);
+    // A 404 is an answer: given again too, at no further cost.
+    const missing = await ask('/v1/entities/NOSUCH1', 'order-18');
+    const missingAgain = await ask('/v1/entities/NOSUCH1', 'order-18');
+    assert.deepEqual([missing.statusCode, missingAgain.statusCode], [404, 404]);
+    assert.equal(missingAgain.body, missing.body);
+    assert.equal(await remaining(workspace.id), 49_998);
+    await t.app.requestLog.flush();
+    const replayLog = await findRequestLog(t.db.pool, String(again.headers['x-request-id']));
+    assert.equal(replayLog?.credits, 0);
+    assert.ok(await consistent(workspace.id));
+  });
+
+  it('the same key with other parameters is a 409 in the envelope, free; a bad key a 400 naming it', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    assert.equal((await t.get('/v1/filings/recent?days=3', key.key, { 'idempotency-key': 'k1' })).statusCode, 200);
+    const other = await t.get('/v1/filings/recent?days=4', key.key, { 'idempotency-key': 'k1' });
+    assert.equal(other.statusCode, 409);
+    assert.equal(other.json().error.code, 'conflict');
+    assert.match(other.json().error.message, /used with another request/);
+    // The same request written otherwise (a default made explicit) is the same request.
+    const same = await t.get('/v1/filings/recent?limit=25&days=3', key.key, { 'idempotency-key': 'k1' });
+    assert.equal(same.headers['idempotent-replayed'], 'true');
+    const bad = await t.get('/v1/filings/recent', key.key, { 'idempotency-key': 'x'.repeat(256) });
+    assert.equal(bad.statusCode, 400);
+    assert.deepEqual(Object.keys(bad.json().error.details), ['Idempotency-Key']);
+    assert.equal(await remaining(workspace.id), 49_999);
+  });
+
+  it('a key whose request failed is free again: the retry runs and is charged once', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    await t.db.pool.query('UPDATE workspaces SET monthly_remaining = 0 WHERE id = $1', [workspace.id]);
+    await t.db.pool.query('UPDATE workspaces SET subscription_status = $2 WHERE id = $1', [workspace.id, 'past_due']);
+    const refused = await t.get(DETAIL, key.key, { 'idempotency-key': 'retry-me' });
+    assert.equal(refused.statusCode, 429);
+    await t.db.pool.query('UPDATE workspaces SET monthly_remaining = 10, subscription_status = $2 WHERE id = $1', [
+      workspace.id,
+      'active',
+    ]);
+    const retried = await t.get(DETAIL, key.key, { 'idempotency-key': 'retry-me' });
+    assert.equal(retried.statusCode, 200);
+    assert.equal(retried.headers['idempotent-replayed'], undefined);
+    const count = await t.db.pool.query(
+      `SELECT count(*) AS n FROM credit_ledger WHERE workspace_id = $1 AND kind = 'consumption'`,
+      [workspace.id],
+    );
+    assert.equal(Number(count.rows[0].n), 1);
+  });
+});
+
+describe('refunds the database refused', () => {
+  it('are written within a second or two of it answering again', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const r = await t.app.gate.check({
+      credential: { key: key.key },
+      surface: 'rest',
+      reserve: true,
+      leadFeed: false,
+      csv: false,
+      requestId: 'req_refund_later',
+    });
+    let down = true;
+    const flaky = {
+      query: (...args: Parameters<pg.Pool['query']>) =>
+        down ? Promise.reject(new Error('Connection terminated')) : t.db.pool.query(...args),
+    } as unknown as pg.Pool;
+    const errors: string[] = [];
+    const settlement = new Settlement(flaky, t.clock, (_err, _fields, message) => errors.push(message));
+    await settlement.release('req_refund_later', [r.reservation!]);
+    assert.equal(errors.length, 1);
+    assert.equal(await remaining(workspace.id), 49_999); // still held
+    down = false;
+    const start = Date.now();
+    while ((await remaining(workspace.id)) !== 50_000 && Date.now() - start < 5_000)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(Date.now() - start < 2_000, `freed after ${Date.now() - start} ms`);
+    assert.equal(await reservations(workspace.id), 0);
+    await settlement.close();
+  });
+});
