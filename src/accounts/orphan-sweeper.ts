@@ -17,8 +17,16 @@ export function startOrphanSweeper(
   onError: (err: unknown) => void,
 ): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
+  // One report per outage, not one a second: the database being down is reported elsewhere too.
+  let failing = false;
   const sweep = (): void => {
-    running = sweepReservations(pool, clock.now()).catch(onError);
+    running = sweepReservations(pool, clock.now()).then(
+      () => (failing = false),
+      (err: unknown) => {
+        if (!failing) onError(err);
+        failing = true;
+      },
+    );
   };
   sweep();
   const timer = setInterval(sweep, ORPHAN_SWEEP_MS);

@@ -131,7 +131,13 @@ export class Settlement {
   private async writeRefund(entries: readonly number[], requestId: string, kept: boolean): Promise<void> {
     const now = this.clock.now();
     if (kept) await this.pool.query('SELECT api_undelivered($1, $2, $3)', [requestId, entries, now]);
-    else await this.pool.query('SELECT api_settle(entry, true, $2) FROM unnest($1::bigint[]) entry', [entries, now]);
+    // Only the request's own entries (a database crash can lose an entry and give its id to another's).
+    else
+      await this.pool.query(
+        `SELECT api_settle(x.entry, true, $2) FROM unnest($1::bigint[]) x(entry)
+         JOIN credit_ledger l ON l.id = x.entry AND l.request_id = $3`,
+        [entries, now, requestId],
+      );
   }
 
   private async retryOwed(): Promise<void> {

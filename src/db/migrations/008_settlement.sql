@@ -154,7 +154,13 @@ DECLARE
   found_entries bigint[];
   kept integer[];
 BEGIN
-  WITH gone AS (DELETE FROM credit_reservations WHERE ledger_id = ANY(p_entry) RETURNING ledger_id)
+  -- An entry is this request's only if the ledger says so: a database crash can lose an entry and give its id
+  -- to another request's.
+  WITH gone AS (
+    DELETE FROM credit_reservations r
+    USING credit_ledger l, unnest(p_entry, p_entry_request) e(id, req)
+    WHERE r.ledger_id = e.id AND l.id = e.id AND l.request_id = p_request_id[e.req]
+    RETURNING r.ledger_id)
   SELECT coalesce(array_agg(ledger_id), '{}') INTO found_entries FROM gone;
   SELECT coalesce(array_agg(r), '{}') INTO kept
   FROM generate_series(1, cardinality(p_request_id)) r
@@ -200,8 +206,10 @@ DECLARE
   l request_logs;
 BEGIN
   SELECT count(*), count(*) FILTER (WHERE e.pool <> 'test') INTO back, back_live
-  FROM unnest(p_entry) x(entry) JOIN credit_ledger e ON e.id = x.entry
+  FROM unnest(p_entry) x(entry) JOIN credit_ledger e ON e.id = x.entry AND e.request_id = p_request_id
   WHERE refund_charge(x.entry, p_now, 'answer not delivered');
+  DELETE FROM credit_reservations WHERE ledger_id = ANY(p_entry)
+    AND ledger_id IN (SELECT id FROM credit_ledger WHERE id = ANY(p_entry) AND request_id = p_request_id);
   UPDATE request_logs SET status = 499, credits = 0 WHERE request_id = p_request_id
   RETURNING * INTO l;
   IF FOUND AND back_live > 0 AND l.workspace_id IS NOT NULL THEN
