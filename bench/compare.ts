@@ -1,5 +1,6 @@
 // `npx tsx bench/compare.ts --other DIR [--rounds R] [--queries K] [--database URL]`
-// The entity-name mix's latency, this build against another build (DIR: a worktree with its own dist/),
+// The entity-name mix's latency, and entity details' beside it (not in the mix's figures), this build against
+// another build (DIR: a worktree with its own dist/),
 // both servers on one database at once, each request sent to one then the other in alternating order,
 // one at a time: noise from the machine falls on both alike. Prints p50/p95/p99 of each and their
 // ratios. The database: URL's (loaded by `registry import`), else the quick bench's (`npm run bench --
@@ -36,8 +37,15 @@ const pool = createPool(url.toString(), 2);
 const { workspace, key } = await createWorkspace(pool, { plan: 'enterprise', name: 'compare' }, PEPPER, systemClock);
 await setPerMinute(pool, workspace.id, 10_000_000);
 const mix = (await drawMix(pool, 7, Number(args.queries))).filter((m) => ENTITY_NAME_KINDS.includes(m.kind));
-const ours = await serve(projectRoot, url.toString());
+// Entity details through the full gate: the same documents every run (their hash, not a random draw).
+const { rows: documents } = await pool.query<{ document_number: string }>(
+  `SELECT document_number FROM registry.entities ORDER BY md5(document_number) LIMIT $1`,
+  [Number(args.queries)],
+);
+const details = documents.map((d) => ({ kind: 'entity_detail', path: `/entities/${d.document_number}` }));
+// Theirs first: an older build refuses a database migrated past what it knows, and ours may migrate it.
 const theirs = await serve(path.resolve(args.other), url.toString());
+const ours = await serve(projectRoot, url.toString());
 const times: Record<'ours' | 'theirs', number[]> = { ours: [], theirs: [] };
 const byKind = new Map<string, Record<'ours' | 'theirs', number[]>>();
 const time = async (base: string, p: string): Promise<number> => {
@@ -48,13 +56,13 @@ const time = async (base: string, p: string): Promise<number> => {
 };
 try {
   // A first round unmeasured: both servers' caches and prepared statements warm alike.
-  for (const m of mix) await Promise.all([time(ours.base, m.path), time(theirs.base, m.path)]);
+  for (const m of [...mix, ...details]) await Promise.all([time(ours.base, m.path), time(theirs.base, m.path)]);
   for (let r = 0; r < Number(args.rounds); r++)
-    for (const [i, m] of mix.entries()) {
+    for (const [i, m] of [...mix, ...details].entries()) {
       const order = (i + r) % 2 === 0 ? (['ours', 'theirs'] as const) : (['theirs', 'ours'] as const);
       for (const side of order) {
         const ms = await time(side === 'ours' ? ours.base : theirs.base, m.path);
-        times[side].push(ms);
+        if (m.kind !== 'entity_detail') times[side].push(ms);
         if (!byKind.has(m.kind)) byKind.set(m.kind, { ours: [], theirs: [] });
         byKind.get(m.kind)![side].push(ms);
       }
@@ -62,6 +70,8 @@ try {
   const a = percentiles(times.ours);
   const b = percentiles(times.theirs);
   const ratio = (x: number, y: number): number => Math.round((x / y) * 100) / 100;
+  const detail = byKind.get('entity_detail')!;
+  const [dx, dy] = [percentiles(detail.ours), percentiles(detail.theirs)];
   for (const [kind, t] of byKind) {
     const [x, y] = [percentiles(t.ours), percentiles(t.theirs)];
     console.log(`${kind}: p50 ${ratio(x.p50, y.p50)}, p95 ${ratio(x.p95, y.p95)}`);
@@ -72,6 +82,7 @@ try {
       ours: a,
       theirs: b,
       ratio: { p50: ratio(a.p50, b.p50), p95: ratio(a.p95, b.p95), p99: ratio(a.p99, b.p99) },
+      detail: { requests: detail.ours.length, ours: dx, theirs: dy, ratio: { p50: ratio(dx.p50, dy.p50) } },
     }),
   );
 } finally {

@@ -271,7 +271,12 @@ describe('metering', () => {
       ],
     );
     assert.equal(new Set(answers.map((a) => a.reservation).filter((r) => r !== null)).size, 2);
-    for (const a of answers) if (a.reservation !== null) await t.app.settlement.release('req_batch', [a.reservation]);
+    // Refunds touch only the request's own entries: each is named by its request id.
+    const { rows: own } = await t.db.pool.query<{ id: number; request_id: string }>(
+      'SELECT id, request_id FROM credit_ledger WHERE id = ANY($1)',
+      [answers.map((a) => a.reservation).filter((r) => r !== null)],
+    );
+    for (const r of own) await t.app.settlement.release(r.request_id, [Number(r.id)]);
     assert.equal((await consistent(workspace.id)).balance, 2);
   });
 
@@ -306,11 +311,12 @@ describe('metering', () => {
     assert.ok(rows.every((r) => r.pool === 'monthly' && r.reserved));
     const check = await consistent(workspace.id);
     assert.equal(check.monthly_remaining, 50_000 - 12);
-    for (const a of answers.slice(0, 3)) await t.app.settlement.release('req_many', [a.reservation!]);
+    for (const [i, a] of answers.slice(0, 3).entries())
+      await t.app.settlement.release(`req_many_${i}`, [a.reservation!]);
     const kept = await Promise.all(
       answers.slice(3).map((a, i) =>
         t.app.settlement.keep({
-          log: { ...keptLog(`req_many_kept_${i}`), workspace_id: workspace.id },
+          log: { ...keptLog(`req_many_${i + 3}`), workspace_id: workspace.id },
           charges: [{ ledgerId: a.reservation!, idempotency: null }],
         }),
       ),

@@ -171,6 +171,47 @@ describe('idempotency keys', () => {
   });
 });
 
+describe('idempotency keys over MCP', () => {
+  const call = async (key: string, params: Record<string, unknown>, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
+    });
+    const body = (await res.json()) as any;
+    return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body };
+  };
+
+  it("take a call's _meta key, or the request's header, and give the tool result again for free", async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const params = { name: 'get_entity', arguments: { document_number: 'L20000000001' } };
+    const first = await call(key.key, { ...params, _meta: { idempotency_key: 'agent-step-1' } });
+    const again = await call(key.key, { ...params, _meta: { idempotency_key: 'agent-step-1' } });
+    assert.equal(first.body.result.structuredContent.data.document_number, 'L20000000001');
+    assert.deepEqual(again.body.result, first.body.result);
+    assert.equal(again.replayed, 'true');
+    const byHeader = await call(key.key, params, { 'idempotency-key': 'agent-step-2' });
+    const byHeaderAgain = await call(key.key, params, { 'idempotency-key': 'agent-step-2' });
+    assert.deepEqual(byHeaderAgain.body.result, byHeader.body.result);
+    assert.equal(await remaining(workspace.id), 49_998);
+    // The same key for another call: -32009 (conflict) with the REST code, free.
+    const other = await call(key.key, {
+      name: 'get_entity',
+      arguments: { document_number: 'L22000000003' },
+      _meta: { idempotency_key: 'agent-step-1' },
+    });
+    assert.equal(other.status, 200);
+    assert.equal(other.body.error.code, -32009);
+    assert.equal(other.body.error.data.code, 'conflict');
+    assert.equal(await remaining(workspace.id), 49_998);
+  });
+});
+
 describe('refunds the database refused', () => {
   it('are written within a second or two of it answering again', async () => {
     const { workspace, key } = await t.workspace('pro');

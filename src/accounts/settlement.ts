@@ -1,7 +1,6 @@
 // The credit's last stage (docs/contract.md, "What a client can rely on"): a charged answer is kept before it is
-// sent, with its request-log row, its daily usage and its idempotent copy, in one committed transaction
-// (api_keep, src/db/migrations/008_settlement.sql); a request that failed, or an answer that never reached its
-// client, is refunded. Refunds that fail (the database is down) are tried again until they pass, so held credits
+// sent, with its request-log row, its daily usage and its idempotent copy, in one committed transaction; a request
+// that failed, or an answer that never reached its client, is refunded. Refunds that fail (the database is down) are tried again until they pass, so held credits
 // are free within a second or two of the database answering.
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
@@ -29,6 +28,51 @@ interface Waiting {
   resolve(kept: boolean): void;
   reject(err: unknown): void;
 }
+
+/**
+ * Keeps the credits of answers about to be sent, with their request-log rows, their daily usage and their idempotent
+ * copies, in one statement (one transaction, committed to the disk). A request is kept only when every reservation it
+ * holds is still there and is its own in the ledger (one the sweeper released, or a database crash lost and whose id
+ * went to another request, means its answer must not be sent; its other reservations are refunded). Charges are
+ * flattened: charge j belongs to request $2[j], a position in the request arrays $8 to $19. Answers the positions kept.
+ */
+const KEEP_SQL = `
+WITH e AS (
+  SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::int[])
+    AS e(id, req, key, type, body, status)),
+q AS (
+  SELECT * FROM unnest($8::text[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::boolean[],
+                       $14::text[], $15::text[], $16::text[], $17::int[], $18::real[], $19::text[]) WITH ORDINALITY
+    AS q(request_id, at, workspace_id, key_id, user_id, test_key, surface, method, route, status, duration_ms,
+         client_ip, i)),
+gone AS (
+  DELETE FROM credit_reservations r USING credit_ledger l, e, q
+  WHERE r.ledger_id = e.id AND l.id = e.id AND q.i = e.req AND l.request_id = q.request_id
+  RETURNING r.ledger_id),
+kept AS (
+  SELECT q.*, (SELECT count(*) FROM e WHERE e.req = q.i)::int AS credits FROM q
+  WHERE NOT EXISTS (SELECT 1 FROM e WHERE e.req = q.i AND e.id NOT IN (SELECT ledger_id FROM gone))),
+refunded AS (
+  SELECT refund_charge(e.id, $7, 'answer not sent') FROM e
+  WHERE e.id IN (SELECT ledger_id FROM gone) AND e.req NOT IN (SELECT i FROM kept)),
+logged AS (
+  INSERT INTO request_logs (request_id, at, workspace_id, key_id, user_id, surface, method, route, status, duration_ms,
+                            credits, client_ip)
+  SELECT request_id, at, workspace_id, key_id, user_id, surface, method, route, status, duration_ms, credits, client_ip
+  FROM kept
+  ON CONFLICT (request_id) DO NOTHING),
+used AS (
+  INSERT INTO usage_days AS u (workspace_id, day, rest, mcp)
+  SELECT workspace_id, (at AT TIME ZONE 'UTC')::date, coalesce(sum(credits) FILTER (WHERE surface = 'rest'), 0),
+         coalesce(sum(credits) FILTER (WHERE surface = 'mcp'), 0)
+  FROM kept WHERE workspace_id IS NOT NULL AND NOT test_key AND surface IN ('rest', 'mcp')
+  GROUP BY 1, 2
+  ON CONFLICT (workspace_id, day) DO UPDATE SET rest = u.rest + excluded.rest, mcp = u.mcp + excluded.mcp),
+copied AS (
+  UPDATE idempotent_requests i SET status = e.status, content_type = e.type, body = e.body
+  FROM e JOIN kept k ON k.i = e.req
+  WHERE e.key IS NOT NULL AND i.workspace_id = k.workspace_id AND i.key = e.key AND i.request_id = k.request_id)
+SELECT (SELECT array_agg(i::int) FROM kept) AS kept, (SELECT count(*) FROM refunded) AS refunds`;
 
 /** The most answers kept in one transaction. */
 const MAX_BATCH = 256;
@@ -78,10 +122,9 @@ export class Settlement {
     const charges = keeps.flatMap((k, i) => k.charges.map((c) => ({ ...c, request: i + 1 })));
     const logs = keeps.map((k) => k.log);
     const col = <K extends keyof Keep['log']>(key: K): Array<Keep['log'][K]> => logs.map((l) => l[key]);
-    const { rows } = await this.pool.query<{ kept: number }>({
-      name: 'api_keep',
-      text: `SELECT api_keep($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-                        $19) AS kept`,
+    const { rows } = await this.pool.query<{ kept: number[] | null }>({
+      name: 'settlement_keep',
+      text: KEEP_SQL,
       values: [
         charges.map((c) => c.ledgerId),
         charges.map((c) => c.request),
@@ -104,7 +147,7 @@ export class Settlement {
         col('client_ip'),
       ],
     });
-    return new Set(rows.map((r) => r.kept));
+    return new Set(rows[0]?.kept ?? []);
   }
 
   /** Refunds the reservations of a request that failed; resolves once written or, if the database refused, queued. */

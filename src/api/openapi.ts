@@ -60,6 +60,7 @@ const ERROR_TEXT: Record<number, string> = {
   402: 'No credits left: the free trial is used up, or the subscription is cancelled.',
   403: 'Authenticated but not permitted (plan without REST, MCP, CSV or the lead feed).',
   404: 'Not found.',
+  409: 'The Idempotency-Key was used with another request, or its first request is still being answered. Free.',
   429: 'Per-minute limit or monthly quota exceeded; see Retry-After.',
   500: 'Server failure; retry with backoff. Costs nothing.',
 };
@@ -96,6 +97,7 @@ function operationObject(op: Operation, components: Json): Json {
       if ((p.schema as Json).type === 'array') Object.assign(p, { style: 'form', explode: true });
       return p;
     });
+  if (op.metered && !op.keyless) parameters.push({ $ref: '#/components/parameters/Idempotency-Key' });
   if (op.kind === 'list' && !op.keyless) {
     parameters.push({
       name: 'format',
@@ -134,13 +136,11 @@ function operationObject(op: Operation, components: Json): Json {
   const statuses = new Set<number>([400, ...op.errors, ...(op.keyless ? [] : [401]), 429, 500]);
   if (op.metered && !op.keyless && op.kind === 'list') statuses.add(403); // CSV without the plan
   if (op.metered) statuses.add(402);
-  const responses: Json = {
-    200: {
-      description: 'OK',
-      headers: Object.fromEntries(RATE_HEADERS.map((h) => [h, { $ref: `#/components/headers/${h}` }])),
-      content: okContent,
-    },
-  };
+  if (op.metered && !op.keyless) statuses.add(409);
+  const okHeaders: Json = Object.fromEntries(RATE_HEADERS.map((h) => [h, { $ref: `#/components/headers/${h}` }]));
+  if (op.metered && !op.keyless)
+    okHeaders['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
+  const responses: Json = { 200: { description: 'OK', headers: okHeaders, content: okContent } };
   for (const s of [...statuses].sort()) responses[s] = errorResponse(s);
   const object: Json = {
     operationId: op.name,
@@ -260,6 +260,21 @@ export function openApiDocument(operations: readonly Operation[], routes: readon
         'RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
         'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds until a retry is allowed.', schema: { type: 'integer' } },
+        'Idempotent-Replayed': {
+          description: 'true: the answer given before under this Idempotency-Key, again, free.',
+          schema: { type: 'string', enum: ['true'] },
+        },
+      },
+      parameters: {
+        'Idempotency-Key': {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'A key of your choosing: the same request again under it within 24 hours gets the same answer, free ' +
+            '(Idempotent-Replayed: true); another request under it is a 409. 1 to 255 printable ASCII characters.',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        },
       },
     },
   };

@@ -1,6 +1,6 @@
 -- Settlement before the answer (docs/contract.md, "What a client can rely on"): a charged answer's credit is kept,
--- with its request-log row and its daily usage, in one committed transaction before a byte of it is sent; an answer
--- the server knows did not reach its client is refunded after. Idempotency keys keep a copy of each such answer
+-- with its request-log row and its daily usage, in one committed transaction before a byte of it is sent (the
+-- statement is src/accounts/settlement.ts's); an answer the server knows did not reach its client is refunded after. Idempotency keys keep a copy of each such answer
 -- for 24 hours, so that a retry gets it again for free.
 
 -- A refund names the charge it reverses, and a charge is reversed at most once (the sweeper, a failed request and
@@ -136,63 +136,6 @@ BEGIN
       content_type = NULL, body = NULL
   WHERE i.workspace_id = p_workspace AND i.key = p_key;
   RETURN QUERY SELECT 'claimed'::text, NULL::integer, NULL::text, NULL::text;
-END $$;
-
--- Keeps the credits of answers about to be sent, in one transaction with their request-log rows, their daily usage
--- and their idempotent copies. A request is kept only when every reservation it holds is still there: one the
--- sweeper released, or a database crash lost, means its answer must not be sent (its other reservations are
--- refunded). Entries are flattened: p_entry[j] belongs to request p_entry_request[j] (a position in the p_request_*
--- arrays), with its idempotency key and answer when it has one. Returns the positions of the requests kept.
-CREATE FUNCTION api_keep(
-  p_entry bigint[], p_entry_request integer[], p_entry_key text[], p_entry_type text[], p_entry_body text[],
-  p_entry_status integer[], p_now timestamptz,
-  p_request_id text[], p_at timestamptz[], p_workspace text[], p_key_id text[], p_user_id text[], p_test_key boolean[],
-  p_surface text[], p_method text[], p_route text[], p_status integer[], p_duration real[], p_client_ip text[])
-RETURNS SETOF integer
-LANGUAGE plpgsql AS $$
-DECLARE
-  found_entries bigint[];
-  kept integer[];
-BEGIN
-  -- An entry is this request's only if the ledger says so: a database crash can lose an entry and give its id
-  -- to another request's.
-  WITH gone AS (
-    DELETE FROM credit_reservations r
-    USING credit_ledger l, unnest(p_entry, p_entry_request) e(id, req)
-    WHERE r.ledger_id = e.id AND l.id = e.id AND l.request_id = p_request_id[e.req]
-    RETURNING r.ledger_id)
-  SELECT coalesce(array_agg(ledger_id), '{}') INTO found_entries FROM gone;
-  SELECT coalesce(array_agg(r), '{}') INTO kept
-  FROM generate_series(1, cardinality(p_request_id)) r
-  WHERE NOT EXISTS (SELECT 1 FROM unnest(p_entry, p_entry_request) e(id, req)
-                    WHERE e.req = r AND NOT e.id = ANY(found_entries));
-
-  PERFORM refund_charge(e.id, p_now, 'answer not sent')
-  FROM unnest(p_entry, p_entry_request) e(id, req)
-  WHERE e.id = ANY(found_entries) AND NOT e.req = ANY(kept);
-
-  INSERT INTO request_logs (request_id, at, workspace_id, key_id, user_id, surface, method, route, status, duration_ms,
-                            credits, client_ip)
-  SELECT p_request_id[r], p_at[r], p_workspace[r], p_key_id[r], p_user_id[r], p_surface[r], p_method[r], p_route[r],
-         p_status[r], p_duration[r], (SELECT count(*) FROM unnest(p_entry_request) q WHERE q = r), p_client_ip[r]
-  FROM unnest(kept) r
-  ON CONFLICT (request_id) DO NOTHING;
-
-  INSERT INTO usage_days AS u (workspace_id, day, rest, mcp)
-  SELECT p_workspace[r], (p_at[r] AT TIME ZONE 'UTC')::date,
-         coalesce(sum(c) FILTER (WHERE p_surface[r] = 'rest'), 0), coalesce(sum(c) FILTER (WHERE p_surface[r] = 'mcp'), 0)
-  FROM unnest(kept) r, LATERAL (SELECT count(*) AS c FROM unnest(p_entry_request) q WHERE q = r) n
-  WHERE p_workspace[r] IS NOT NULL AND NOT p_test_key[r] AND p_surface[r] IN ('rest', 'mcp')
-  GROUP BY 1, 2
-  ON CONFLICT (workspace_id, day) DO UPDATE SET rest = u.rest + excluded.rest, mcp = u.mcp + excluded.mcp;
-
-  UPDATE idempotent_requests i
-  SET status = e.status, content_type = e.type, body = e.body
-  FROM unnest(p_entry_request, p_entry_key, p_entry_type, p_entry_body, p_entry_status) e(req, key, type, body, status)
-  WHERE e.key IS NOT NULL AND e.req = ANY(kept)
-    AND i.workspace_id = p_workspace[e.req] AND i.key = e.key AND i.request_id = p_request_id[e.req];
-
-  RETURN QUERY SELECT unnest(kept);
 END $$;
 
 -- An answer kept and then not delivered (its connection closed before it was written): its charges are refunded,
