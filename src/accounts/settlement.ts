@@ -1,7 +1,7 @@
 // The credit's last stage (docs/contract.md, "What a client can rely on"): a charged answer is kept before it is
 // sent, with its request-log row, its daily usage and its idempotent copy, in one committed transaction; a request
-// that failed, or an answer that never reached its client, is refunded. Refunds that fail (the database is down) are tried again until they pass, so held credits
-// are free within a second or two of the database answering.
+// that failed, or an answer that never reached its client, is refunded. Refunds that fail (the database is down)
+// are tried again until they pass, so held credits are free within a second or two of the database answering.
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import type { RequestLogRow } from './request-log.js';
