@@ -4,7 +4,7 @@ import { Counter, Registry } from 'prom-client';
 
 export interface Metrics {
   readonly registry: Registry;
-  /** Rate-limit store calls that failed or timed out, whose requests were let through. */
+  /** Rate-limit store calls that failed, timed out or were skipped during a pause, whose requests were let through. */
   readonly rateLimitFailures: Counter<'reason'>;
 }
 
@@ -13,13 +13,14 @@ export function createMetrics(): Metrics {
   const rateLimitFailures = new Counter({
     name: 'ratelimit_store_failures_total',
     help:
-      'Rate-limit store calls that failed (reason "error") or did not answer in time (reason "timeout"); ' +
-      'the request was let through.',
+      'Rate-limit store calls that failed (reason "error"), did not answer in time (reason "timeout") or were ' +
+      'not made during the pause after a time-out (reason "paused"); the request was let through.',
     labelNames: ['reason'] as const,
     registers: [registry],
   });
-  // Both series exist from the start, so that a rate() over them is defined before the first failure.
+  // Every series exists from the start, so that a rate() over it is defined before the first failure.
   rateLimitFailures.inc({ reason: 'error' }, 0);
   rateLimitFailures.inc({ reason: 'timeout' }, 0);
+  rateLimitFailures.inc({ reason: 'paused' }, 0);
   return { registry, rateLimitFailures };
 }

@@ -9,7 +9,7 @@ import { RedisRateLimiter } from './redis.js';
 import type { RateDecision, RateLimiter } from './window.js';
 
 export { openWindow, type RateDecision, type RateLimiter } from './window.js';
-export { FailOpenLimiter, type FailureReason } from './fail-open.js';
+export { FailOpenLimiter, STORE_PAUSE_MS, type FailureReason } from './fail-open.js';
 export { MemoryRateLimiter } from './memory.js';
 export { RedisRateLimiter } from './redis.js';
 export { KEYLESS_PER_MINUTE, PUBLIC_SEARCH_PER_MINUTE, addressWindow, workspaceWindow } from './windows.js';

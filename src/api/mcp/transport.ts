@@ -88,6 +88,12 @@ function transportError(text: string, requestId: string, bodyWasJson: boolean): 
   return JSON.stringify(withRequestId(frame, requestId));
 }
 
+/**
+ * The HTTP status of a request refused before its method runs: REST's for the key and plan refusals (401, 403),
+ * but a server failure (a database outage) is -32603 at 200, as the same failure of a tool call is (docs/contract.md).
+ */
+const admissionStatus = (status: number): number => (status >= 500 ? 200 : status);
+
 const sendFrame = (reply: FastifyReply, status: number, frame: ErrorFrame): FastifyReply =>
   reply.code(status).type('application/json').send(JSON.stringify(frame));
 
@@ -121,7 +127,11 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
     if (admission.error) {
       reply.headers(admission.headers);
       if (admission.status === 401) reply.header('www-authenticate', 'Bearer');
-      return sendFrame(reply, admission.status, errorFrame(id, fromApiError(admission.error, requestId)));
+      return sendFrame(
+        reply,
+        admissionStatus(admission.status),
+        errorFrame(id, fromApiError(admission.error, requestId)),
+      );
     }
     reply.headers(admission.headers);
     const version = req.headers['mcp-protocol-version'];
