@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestLogRow } from '../accounts/request-log.js';
 import type { Clock } from '../clock.js';
-import type { Outcome } from './pipeline.js';
+import type { Outcome } from './outcome.js';
 
 /** What a request tells the request log about who called and what it cost. */
 export interface CallRecord {

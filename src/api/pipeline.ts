@@ -27,7 +27,8 @@ import { isQueryCanceled } from '../db/pool.js';
 import type { ErrorLog } from './error-log.js';
 import { ApiError, badRequest, internalError, queryTimedOut, unauthorized } from './errors.js';
 import { idempotencyMismatch, idempotencyRunning, readIdempotencyKey, requestFingerprint } from './idempotency.js';
-import type { FileResult, ListResult, Operation, SingleResult } from './operation.js';
+import type { ListResult, Operation, SingleResult } from './operation.js';
+import { fileHeaders, replayed, reserved, success, type Outcome, type Result } from './outcome.js';
 import { parseOrRefuse, perMinuteRefusal, refuseByGate, surfaceRefusal, validationDetails } from './refusals.js';
 import type { Services } from './services.js';
 
@@ -54,25 +55,6 @@ export type MemberAuth = (req: FastifyRequest) => Promise<SignedInMember | null>
 
 /** What the first stages need of a call that runs no operation. */
 export type Admission = Pick<Invocation, 'surface' | 'headers' | 'requestId' | 'member'>;
-
-type Result = ListResult | SingleResult | FileResult;
-
-export interface Outcome {
-  readonly status: number;
-  /** The full JSON body (envelope included), or the error envelope. */
-  readonly body: unknown;
-  /** The handler's result on success, for renderings other than JSON (CSV). */
-  readonly result: Result | null;
-  readonly headers: Record<string, string>;
-  readonly caller: Caller | null;
-  /** The ledger entries of the credit this answer costs, kept when it is sent (src/api/delivery.ts). */
-  readonly charges: readonly number[];
-  /** The Idempotency-Key this answer is given under (its copy is kept with its charge). */
-  readonly idempotencyKey: string | null;
-  /** An answer given before under the same Idempotency-Key, again (free): its type and body as first sent. */
-  readonly replay: { readonly type: string; readonly body: string } | null;
-  readonly error: ApiError | null;
-}
 
 export interface PipelineDeps {
   readonly gate: Gate;
@@ -315,45 +297,4 @@ export class Pipeline {
 /** A plan without the call's surface is refused (after authentication: the refusal names the caller's window). */
 function refuseSurface(gate: GateResult): void {
   if (gate.outcome === 'rest_disabled' || gate.outcome === 'mcp_disabled') throw surfaceRefusal(gate.outcome);
-}
-
-const success = (
-  body: unknown,
-  result: Result | null,
-  headers: Record<string, string>,
-  caller: Caller | null,
-): Outcome => ({
-  status: 200,
-  body,
-  result,
-  headers,
-  caller,
-  charges: [],
-  idempotencyKey: null,
-  replay: null,
-  error: null,
-});
-
-const reserved = (gate: GateResult): number[] => (gate.reservation === null ? [] : [gate.reservation]);
-
-/** The answer given before under the key, free, marked as such (`Idempotent-Replayed`). */
-function replayed(
-  claim: { status: number; type: string; body: string },
-  headers: Record<string, string>,
-  caller: Caller,
-): Outcome {
-  const body = claim.type.startsWith('application/json') ? (JSON.parse(claim.body) as unknown) : claim.body;
-  return {
-    ...success(body, null, { ...headers, 'idempotent-replayed': 'true' }, caller),
-    status: claim.status,
-    replay: { type: claim.type, body: claim.body },
-  };
-}
-
-function fileHeaders(result: Result): Record<string, string> {
-  if (!('file' in result)) return {};
-  return {
-    'content-type': result.file.contentType,
-    'content-disposition': `attachment; filename="${result.file.filename}"`,
-  };
 }

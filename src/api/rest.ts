@@ -10,7 +10,8 @@ import { credentialHeaders } from './credentials.js';
 import { csvHeaders, toCsv, wantsCsv } from './csv.js';
 import { notKept, type Answer, type Delivery } from './delivery.js';
 import { IDEMPOTENCY_HEADER } from './idempotency.js';
-import type { MemberAuth, Outcome, Pipeline } from './pipeline.js';
+import type { Outcome } from './outcome.js';
+import type { MemberAuth, Pipeline } from './pipeline.js';
 import { perMinuteRefusal } from './refusals.js';
 
 const API_PREFIXES = ['/v1', '/api/v1'] as const;

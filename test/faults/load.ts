@@ -35,18 +35,18 @@ const TOOLS = [
 async function call(base: string, ws: LoadWorkspace, n: number): Promise<Received | null> {
   const surface = ws.surfaces[n % ws.surfaces.length]!;
   const headers: Record<string, string> = { authorization: `Bearer ${ws.key}` };
+  const received = (res: Response, charged: boolean): Received => ({
+    workspaceId: ws.id,
+    requestId: res.headers.get('x-request-id') ?? '',
+    surface,
+    charged,
+    status: res.status,
+  });
   try {
     if (surface === 'rest') {
       const res = await fetch(`${base}${REST_PATHS[n % REST_PATHS.length]}`, { headers });
       await res.arrayBuffer();
-      const charged = (res.status >= 200 && res.status < 300) || res.status === 404;
-      return {
-        workspaceId: ws.id,
-        requestId: res.headers.get('x-request-id') ?? '',
-        surface,
-        charged,
-        status: res.status,
-      };
+      return received(res, (res.status >= 200 && res.status < 300) || res.status === 404);
     }
     const body = { jsonrpc: '2.0', id: n, method: 'tools/call', params: TOOLS[n % TOOLS.length] };
     const res = await fetch(`${base}/mcp`, {
@@ -55,14 +55,7 @@ async function call(base: string, ws: LoadWorkspace, n: number): Promise<Receive
       body: JSON.stringify(body),
     });
     const text = await res.text();
-    const charged = res.status === 200 && (JSON.parse(text) as { result?: unknown }).result !== undefined;
-    return {
-      workspaceId: ws.id,
-      requestId: res.headers.get('x-request-id') ?? '',
-      surface,
-      charged,
-      status: res.status,
-    };
+    return received(res, res.status === 200 && (JSON.parse(text) as { result?: unknown }).result !== undefined);
   } catch {
     return null;
   }

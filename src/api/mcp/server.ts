@@ -18,7 +18,8 @@ import { internalError } from '../errors.js';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_META } from '../idempotency.js';
 import { API_VERSION } from '../openapi.js';
 import type { Operation } from '../operation.js';
-import type { Outcome, Pipeline } from '../pipeline.js';
+import type { Outcome } from '../outcome.js';
+import type { Pipeline } from '../pipeline.js';
 import { fromApiError, RPC_ERROR, RpcError } from './errors.js';
 import { mcpTools, type McpTool } from './tools.js';
 
