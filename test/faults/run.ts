@@ -64,7 +64,8 @@ const startApi = (i: number): Promise<ChildProcess> =>
       PORT: String(ports[i]),
       API_KEY_PEPPER: PEPPER,
       DATA_DIR: path.join(dataDir, String(i)),
-      SCHEDULER: '0',
+      // The scheduled jobs run as in production: a job holding its lock's session when PostgreSQL dies is a case.
+      SCHEDULER: '1',
       LOG_LEVEL: 'fatal',
     },
     { compiledIn: projectRoot },
@@ -132,6 +133,12 @@ try {
       await sleep(100);
     }
     if (kind !== 'postgres') apis[0] = await startApi(0);
+    // Every instance not killed this round lived through it (the killed one was started again).
+    const dead = apis.findIndex((a) => a.exitCode !== null || a.signalCode !== null);
+    if (dead >= 0) {
+      failures.push(`round ${round + 1} (${kind}): instance ${dead + 1} died without being killed`);
+      break;
+    }
     const net = await charges(
       pool,
       workspaces.map((w) => w.id),
