@@ -31,15 +31,14 @@ export function createPool(url: string, max: number, opts: PoolOptions = {}): pg
     application_name: applicationName,
     options,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 0,
+    // Awaited before the client's first user gets it: a reservation is never made without the instance's lock.
+    ...(instance === null ? {} : { onConnect: (client: pg.ClientBase) => client.query(INSTANCE_LOCK_SQL, [instance]) }),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   // Nor one held across other work (a job's or an import's lock session, a transaction) while PostgreSQL restarts:
   // its next statement fails instead, and the pool drops it when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
-  // Queued before any query of the client's first user: a reservation is never made without the lock.
-  if (instance !== null)
-    pool.on('connect', (client) => void client.query(INSTANCE_LOCK_SQL, [instance]).catch(() => {}));
   return pool;
 }
 
