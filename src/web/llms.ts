@@ -23,19 +23,22 @@ const route = (op: Operation): string => `GET /v1${op.path}`;
 
 function parameters(deps: WebDeps, op: Operation): string[] {
   const get = deps.openapi.paths[op.path]?.get as { parameters?: Json[] } | undefined;
-  return (get?.parameters ?? []).map((p) => {
-    const schema = (p.schema ?? {}) as Json;
-    const type =
-      schema.type === 'array' ? `list of ${(schema.items as Json | undefined)?.type ?? 'string'}` : schema.type;
-    const bits = [
-      type,
-      p.required ? 'required' : 'optional',
-      schema.default !== undefined ? `default ${schema.default}` : '',
-    ]
-      .filter(Boolean)
-      .join(', ');
-    return `  - \`${String(p.name)}\` (${bits}): ${String(p.description ?? '')}`;
-  });
+  // The query and path parameters; the Idempotency-Key header (a shared $ref) is said once, under "Calling the API".
+  return (get?.parameters ?? [])
+    .filter((p) => p.in === 'query' || p.in === 'path')
+    .map((p) => {
+      const schema = (p.schema ?? {}) as Json;
+      const type =
+        schema.type === 'array' ? `list of ${(schema.items as Json | undefined)?.type ?? 'string'}` : schema.type;
+      const bits = [
+        type,
+        p.required ? 'required' : 'optional',
+        schema.default !== undefined ? `default ${schema.default}` : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
+      return `  - \`${String(p.name)}\` (${bits}): ${String(p.description ?? '')}`;
+    });
 }
 
 function llmsTxt(deps: WebDeps): string {
@@ -99,6 +102,8 @@ function llmsFullTxt(deps: WebDeps): string {
   \`{ error: { code, message, request_id, details? } }\`. An unknown parameter is a 400 naming it.
 - Limits: a sliding 60-second window per workspace (429 with Retry-After); rate-limit headers on every answer.
 - MCP: POST ${base}/mcp, Streamable HTTP, stateless; tools return the REST body as structuredContent.
+- Retries: send \`Idempotency-Key: <your value>\` (MCP: \`params._meta.idempotency_key\`); the same request again
+  within 24 hours gets the same answer free (\`Idempotent-Replayed: true\`), another request under the key a 409.
 
 ## Operations
 
