@@ -41,13 +41,13 @@ describe('registry webhooks / watches', () => {
     const w = ['--workspace', ws, '--json'];
     const added = await cli(['webhooks', 'add', 'https://hooks.example.com/in', '--events', 'entity.updated', ...w]);
     assert.equal(added.code, 0, JSON.stringify(added.out));
-    assert.match(String(added.out.secret), /^whsec_[0-9a-f]{64}$/);
+    assert.match(String(added.out.secret), /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.deepEqual(added.out.event_types, ['entity.updated']);
     const id = String(added.out.id);
     // Read by a person: the endpoint, then its secret once, on a line of its own.
     const other = (await t.workspace('growth')).workspace.id;
     const shown = (await run(['webhooks', 'add', 'https://hooks.example.com/two', '--workspace', other])).stdout;
-    assert.match(shown, /\n\nSigning secret \(shown once, keep it safe\): whsec_[0-9a-f]{64}\n/);
+    assert.match(shown, /\n\nSigning secret \(shown once, keep it safe\): whsec_[A-Za-z0-9+/]{43}=\n/);
     assert.doesNotMatch(shown, /^secret/m);
     const [ping, rotated, paused] = [
       await cli(['webhooks', 'test', id, ...w]),

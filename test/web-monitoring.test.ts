@@ -185,7 +185,7 @@ describe('the Monitoring forms', () => {
     res = await c.post(`/account/monitoring/webhooks/${id}/rotate`);
     const rotated = (await endpointOf(ws, url))!.secret;
     assert.notEqual(rotated, secret);
-    assert.match(res.body, new RegExp(`id="new-secret">${rotated}<`));
+    assert.ok(res.body.includes(`id="new-secret">${rotated}<`));
     res = await c.post(`/account/monitoring/webhooks/${id}/delete`);
     assert.equal(res.headers.location, '/account/monitoring?done=deleted');
     assert.equal(await endpointOf(ws, url), undefined);

@@ -42,7 +42,7 @@ describe('monitoring routes', () => {
     });
     assert.equal(created.statusCode, 200, created.body);
     const ep = created.json().data;
-    assert.match(ep.secret, /^whsec_[0-9a-f]{64}$/);
+    assert.match(ep.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.deepEqual(ep.event_types, ['entity.updated']);
     const listed = (await call('GET', '/v1/webhooks')).json().data;
     assert.equal(listed.length, 1);

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
 import { createWorkspace } from '../src/accounts/workspaces.js';
 import { ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config/index.js';
@@ -17,12 +18,15 @@ import { backoffSeconds, deliverDue, purgeDeliveryLog } from '../src/monitoring/
 import {
   addSavedSearch,
   addWatch,
+  changeEndpoint,
   createEndpoint,
+  listEndpoints,
   listEvents,
   Refusal,
   replayEvent,
   sendTestEvent,
 } from '../src/monitoring/store.js';
+import { newSecret } from '../src/monitoring/signature.js';
 import { importRegistry } from '../src/main/importer.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 import { corporate, fileOf } from './support/records.js';
@@ -104,7 +108,7 @@ describe('monitoring', () => {
   let workspace: string;
   let secret: string;
 
-  it('delivers entity.updated, entity.created and saved_search.match, signed both ways', async () => {
+  it('delivers entity.updated, entity.created and saved_search.match, signed as Standard Webhooks', async () => {
     await importRegistry(db.pool, [
       await daily('20261001c.txt', [
         corporate({ doc: 'L26000000001', name: 'ACME WIDGETS LLC', city: 'MIAMI', fileDate: '09282026' }),
@@ -148,17 +152,46 @@ describe('monitoring', () => {
       document_number: 'L26000000003',
       saved_search: { id: search.id, name: 'Orlando bakeries' },
     });
+    // Standard Webhooks' own verifier accepts every delivery with the secret as shown (its timestamp checked too);
+    // X-SVC-Signature is the body's HMAC under the same secret.
     for (const r of receiver.got) {
+      const verified = new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { id: string };
+      assert.equal(r.headers['webhook-id'], verified.id);
       assert.equal(r.headers['x-svc-signature'], hmac(secret, r.body));
-      const t = r.headers['x-svc-timestamp'] as string;
-      assert.equal(r.headers['x-svc-signature-v2'], `t=${t},v1=${hmac(secret, `${t}.${r.body}`)}`);
-      assert.ok(Math.abs(Number(t) - Date.now() / 1000) < 60);
+      assert.equal(r.headers['x-svc-timestamp'], undefined);
     }
+    assert.throws(() => new Webhook(newSecret()).verify(receiver.got[0]!.body, receiver.got[0]!.headers as never));
     // The same file again is refused by the importer: no event twice.
     const before = await eventCount();
     const again = await importRegistry(db.pool, [file]);
     assert.equal(again.files[0]!.status, 'already_imported');
     assert.equal(await eventCount(), before);
+  });
+
+  it('signs with the old secret beside the new for 24 hours after a rotation, then with the new alone', async () => {
+    const endpoint = (await listEndpoints(db.pool, workspace))[0]!;
+    const ping = async (): Promise<{ body: string; headers: Record<string, string> }> => {
+      receiver.got.length = 0;
+      await sendTestEvent(db.pool, workspace, endpoint.id);
+      await deliverAll();
+      return { body: receiver.got[0]!.body, headers: receiver.got[0]!.headers as Record<string, string> };
+    };
+    const verifies = (key: string, d: { body: string; headers: Record<string, string> }): boolean => {
+      try {
+        new Webhook(key).verify(d.body, d.headers);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const rotated = (await changeEndpoint(db.pool, workspace, endpoint.id, 'rotate')).secret!;
+    const during = await ping();
+    assert.deepEqual([verifies(secret, during), verifies(rotated, during)], [true, true]);
+    assert.equal(during.headers['x-svc-signature'], hmac(rotated, during.body));
+    await db.pool.query(`UPDATE webhook_endpoints SET previous_secret_until = now() WHERE id = $1`, [endpoint.id]);
+    const after = await ping();
+    assert.deepEqual([verifies(secret, after), verifies(rotated, after)], [false, true]);
+    secret = rotated;
   });
 
   it('keeps retrying while the receiver is down: every event arrives once up, under its first id', async () => {

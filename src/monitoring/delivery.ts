@@ -36,7 +36,8 @@ interface Claimed {
   workspace_id: string;
   url: string;
   secret: string;
-  payload: unknown;
+  previous_secret: string | null;
+  payload: { id: string };
 }
 
 async function claim(pool: pg.Pool): Promise<Claimed[]> {
@@ -48,7 +49,8 @@ async function claim(pool: pg.Pool): Promise<Claimed[]> {
      leased AS (
        UPDATE webhook_deliveries d SET next_attempt_at = now() + make_interval(secs => $2), attempts = attempts + 1
        FROM due WHERE d.id = due.id RETURNING d.*)
-     SELECT l.id, l.attempts, l.created_at, l.endpoint_id, p.workspace_id, p.url, p.secret, m.payload
+     SELECT l.id, l.attempts, l.created_at, l.endpoint_id, p.workspace_id, p.url, p.secret, m.payload,
+            CASE WHEN p.previous_secret_until > now() THEN p.previous_secret END AS previous_secret
      FROM leased l JOIN webhook_endpoints p ON p.id = l.endpoint_id JOIN monitoring_events m ON m.id = l.event_id`,
     [CLAIM_BATCH, LEASE_SECONDS],
   );
@@ -124,7 +126,14 @@ export async function deliverDue(
     await Promise.all(
       batch.map(async (d) => {
         const body = JSON.stringify(d.payload);
-        const attempt = await post(d.url, body, signatureHeaders(d.secret, body, new Date()), settings.allowPrivate);
+        // The event's id names every attempt of it: a receiver drops what it has already handled.
+        const headers = signatureHeaders(
+          { current: d.secret, previous: d.previous_secret },
+          d.payload.id,
+          body,
+          new Date(),
+        );
+        const attempt = await post(d.url, body, headers, settings.allowPrivate);
         const paused = await record(pool, d, attempt, settings);
         if (attempt.ok) counts.delivered++;
         else counts.retrying++;

@@ -5,7 +5,7 @@ import { PLANS, type MonitoringLimits, type PlanSlug } from '../accounts/catalog
 import { checkUrlForm, RefusedTarget } from './address.js';
 import { eventId, type EventType } from './events.js';
 import type { SavedSearch } from './matches.js';
-import { newSecret } from './signature.js';
+import { ROTATION_OVERLAP_HOURS, newSecret } from './signature.js';
 import { randomUUID } from 'node:crypto';
 
 export class Refusal extends Error {
@@ -171,7 +171,9 @@ export async function changeEndpoint(
   const set = {
     pause: `paused_at = coalesce(paused_at, now()), paused_reason = coalesce(paused_reason, 'paused by hand')`,
     resume: 'paused_at = NULL, paused_reason = NULL, consecutive_failures = 0',
-    rotate: 'secret = $3',
+    // The old secret keeps signing beside the new one for the overlap (a rotation during one keeps the newer).
+    rotate: `previous_secret = secret, secret = $3,
+             previous_secret_until = now() + make_interval(hours => ${ROTATION_OVERLAP_HOURS})`,
   }[change];
   const { rows } = await pool.query<Endpoint>(
     `UPDATE webhook_endpoints SET ${set} WHERE workspace_id = $1 AND id = $2 RETURNING ${ENDPOINT_COLUMNS}`,

@@ -121,7 +121,7 @@ export const rotateWebhookSecret = endpointChange(
   'rotate',
   'rotateWebhookSecret',
   'rotate-secret',
-  'Rotate the signing secret of a webhook endpoint (the new one is shown once)',
+  'Rotate the signing secret of a webhook endpoint (the new one shown once; the old one signs beside it for a day)',
 );
 
 const Deleted = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
