@@ -4,11 +4,11 @@
 // its lease ends: at least once, always under the event's one id.
 import type pg from 'pg';
 import type { Mailer } from '../accounts/mail.js';
-import { DELIVERY_TIMEOUT_MS, post, type Attempt } from './send.js';
+import { DELIVERY_DEADLINE_MS, post, type Attempt } from './send.js';
 import { signatureHeaders } from './signature.js';
 
-/** A claimed delivery is not taken again before this: the timeout and time to record the outcome. */
-const LEASE_SECONDS = Math.ceil((DELIVERY_TIMEOUT_MS * 3) / 1000);
+/** A claimed delivery is not taken again before this: its deadline, and ample time to record the outcome. */
+const LEASE_SECONDS = Math.ceil((DELIVERY_DEADLINE_MS * 3) / 1000);
 /** Deliveries claimed at a time by one instance (each pass sends them concurrently). */
 const CLAIM_BATCH = 50;
 /** Retries stop this long after the event: it is then marked failed and its endpoint paused. */
