@@ -40,8 +40,8 @@ export async function serverProcess(
 }
 
 /**
- * The compiled server of checkout `root` on `url`, as the benches load it: on a free port, no scheduled jobs,
- * its log passed through; resolves with its address.
+ * The compiled server of checkout `root` on `url`, as the benches load it: on a free port, no scheduled jobs nor
+ * webhook delivery, its log passed through; resolves with its address.
  */
 export async function benchServer(
   root: string,
@@ -51,7 +51,14 @@ export async function benchServer(
 ): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   const child = await serverProcess(
-    { DATABASE_URL: url, PORT: String(port), SCHEDULER: '0', API_KEY_PEPPER: pepper, DATA_DIR: dataDir },
+    {
+      DATABASE_URL: url,
+      PORT: String(port),
+      SCHEDULER: '0',
+      WEBHOOKS_DELIVERY: '0',
+      API_KEY_PEPPER: pepper,
+      DATA_DIR: dataDir,
+    },
     { compiledIn: root, stdout: 'inherit' },
   );
   return { base: `http://127.0.0.1:${port}`, child };
