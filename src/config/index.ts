@@ -98,7 +98,7 @@ export interface Config {
   readonly refreshRetrySeconds: number;
   /**
    * Webhook deliveries (docs/webhooks.md): private targets and plain http allowed, the first retry's wait, and
-   * whether `registry serve` runs the delivery loop (whatever SCHEDULER says).
+   * whether `registry serve` runs the delivery loop (whatever SCHEDULER says; `registry worker` always does).
    */
   readonly webhooks: { readonly allowPrivate: boolean; readonly retrySeconds: number; readonly deliver: boolean };
 }

@@ -19,7 +19,7 @@ export interface DeliveryLoop {
 }
 
 /** The mailer of the notices of paused endpoints, as the web app sends its mail. */
-const deliveryMailer = (config: Config, log: (line: string) => void): Mailer =>
+export const deliveryMailer = (config: Config, log: (line: string) => void): Mailer =>
   createMailer({ smtpUrl: config.web.smtpUrl, from: config.web.mailFrom, dir: path.join(config.dataDir, 'mail') }, log);
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -92,7 +92,7 @@ function startLoop(
   };
 }
 
-/** Starts delivering webhooks in this process (`registry serve` with WEBHOOKS_DELIVERY). */
+/** Starts delivering webhooks in this process (`registry serve` with WEBHOOKS_DELIVERY, `registry worker`). */
 export function startWebhookDelivery(pool: pg.Pool, config: Config, log: (line: string) => void): DeliveryLoop {
   const mailer = deliveryMailer(config, log);
   const loop = startLoop(pool, config.webhooks, mailer, log);

@@ -13,7 +13,7 @@ const RETRY_WINDOW_HOURS = 72;
 const MAX_BACKOFF_SECONDS = 6 * 3600;
 /** Attempts are kept this long in the delivery log. */
 const ATTEMPT_LOG_DAYS = 30;
-/** Deliveries claimed at a time by `deliverDue`, sent side by side. */
+/** Deliveries claimed at a time by `deliverDue` (`registry worker --once`), sent side by side. */
 const ONCE_BATCH = 50;
 
 export interface DeliverySettings {
@@ -107,7 +107,7 @@ export async function deliver(
   return outcome;
 }
 
-/** Sends what is due now, batch after batch, until nothing is; returns the counts. */
+/** Sends what is due now, batch after batch, until nothing is (`registry worker --once`); returns the counts. */
 export async function deliverDue(
   pool: pg.Pool,
   settings: DeliverySettings,
