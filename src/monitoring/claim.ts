@@ -8,8 +8,9 @@ import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
 import { DELIVERY_DEADLINE_MS } from './send.js';
 
-/** A claimed delivery is not taken again before this: its deadline, and ample time to record the outcome. */
-const LEASE_SECONDS = Math.ceil((DELIVERY_DEADLINE_MS * 3) / 1000);
+/** A claimed delivery is not taken again before this: its deadline, and as long again to record the outcome (a
+ *  dead process's leases hold its endpoints' slots until then; one that ends too soon sends a delivery twice). */
+const LEASE_SECONDS = Math.ceil((DELIVERY_DEADLINE_MS * 2) / 1000);
 /** Requests in flight to one endpoint from all instances: a slow receiver holds no more slots than this, and a
  *  healthy one still takes a burst two at a time. */
 const ENDPOINT_CAP = 2;
