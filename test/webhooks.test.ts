@@ -324,6 +324,11 @@ describe('monitoring', () => {
     assert.equal(loadConfig({ WEBHOOKS_ALLOW_PRIVATE: '1' }).webhooks.allowPrivate, true);
   });
 
+  it('delivers by its own setting, whatever SCHEDULER says', () => {
+    assert.equal(loadConfig({ SCHEDULER: '0' }).webhooks.deliver, true);
+    assert.equal(loadConfig({ SCHEDULER: '1', WEBHOOKS_DELIVERY: '0' }).webhooks.deliver, false);
+  });
+
   it('refuses private addresses a host resolves to, and backs off exponentially', async () => {
     await assert.rejects(resolveTarget('https://localhost/hook', false), /private, loopback or link-local/);
     for (const a of ['127.0.0.1', '10.0.0.8', '169.254.169.254', '192.168.1.1', '::1', 'fe80::1', '::ffff:10.0.0.1'])
@@ -348,27 +353,20 @@ describe('monitoring', () => {
     );
   });
 
-  it("purges the delivery job's runs older than 30 days, and no other job's", async () => {
-    const runs = (job: string, daysAgo: number) =>
+  it('purges the delivery attempts older than 30 days, and no newer one', async () => {
+    const { rows } = await db.pool.query<{ id: number }>('SELECT id FROM webhook_deliveries LIMIT 1');
+    const attempt = (daysAgo: number) =>
       db.pool.query(
-        `INSERT INTO job_runs (job, trigger, as_of, started_at, status)
-         VALUES ($1, 'schedule', now(), now() - make_interval(days => $2), 'succeeded')`,
-        [job, daysAgo],
+        `INSERT INTO webhook_attempts (delivery_id, attempted_at, latency_ms)
+         VALUES ($1, now() - make_interval(days => $2), 1)`,
+        [rows[0]!.id, daysAgo],
       );
-    await runs('webhook_delivery', 31);
-    await runs('webhook_delivery', 29);
-    await runs('refresh', 31);
-    const before = await db.pool.query<{ job: string; n: number }>(
-      `SELECT job, count(*)::int AS n FROM job_runs GROUP BY job ORDER BY job`,
-    );
-    const result = await purgeDeliveryLog(db.pool, new Date(), 'webhook_delivery');
-    assert.equal(result.job_runs_deleted, 1);
-    const after = await db.pool.query<{ job: string; n: number }>(
-      `SELECT job, count(*)::int AS n FROM job_runs GROUP BY job ORDER BY job`,
-    );
-    assert.deepEqual(
-      after.rows,
-      before.rows.map((r) => (r.job === 'webhook_delivery' ? { ...r, n: r.n - 1 } : r)),
-    );
+    await attempt(31);
+    await attempt(29);
+    const count = async (): Promise<number> =>
+      (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_attempts')).rows[0]!.n;
+    const before = await count();
+    assert.deepEqual(await purgeDeliveryLog(db.pool, new Date()), { deleted: 1 });
+    assert.equal(await count(), before - 1);
   });
 });

@@ -49,6 +49,7 @@ const EnvSchema = z.object({
   REFRESH_RETRY_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   WEBHOOKS_ALLOW_PRIVATE: flag.default(false),
   WEBHOOKS_RETRY_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
+  WEBHOOKS_DELIVERY: flag.default(true),
 });
 
 export interface Config {
@@ -95,8 +96,11 @@ export interface Config {
   readonly registrySource: RegistrySourceConfig | null;
   /** The refresh's first wait before retrying a failed listing or download within a run (doubles each time). */
   readonly refreshRetrySeconds: number;
-  /** Webhook deliveries (docs/webhooks.md): private targets and plain http allowed, and the first retry's wait. */
-  readonly webhooks: { readonly allowPrivate: boolean; readonly retrySeconds: number };
+  /**
+   * Webhook deliveries (docs/webhooks.md): private targets and plain http allowed, the first retry's wait, and
+   * whether `registry serve` runs the delivery loop (whatever SCHEDULER says; `registry worker` always does).
+   */
+  readonly webhooks: { readonly allowPrivate: boolean; readonly retrySeconds: number; readonly deliver: boolean };
 }
 
 interface BillingConfig {
@@ -231,7 +235,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mcpAllowedOrigins: parseOrigins(e.MCP_ALLOWED_ORIGINS),
     registrySource: registrySource(e),
     refreshRetrySeconds: e.REFRESH_RETRY_SECONDS,
-    webhooks: { allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE, retrySeconds: e.WEBHOOKS_RETRY_SECONDS },
+    webhooks: {
+      allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE,
+      retrySeconds: e.WEBHOOKS_RETRY_SECONDS,
+      deliver: e.WEBHOOKS_DELIVERY,
+    },
   };
   if (production && !config.databaseUrl)
     throw new Error('invalid configuration: DATABASE_URL is required in production');

@@ -1,11 +1,11 @@
 // The database's schema: the plain SQL files of src/db/migrations, applied in name order, each once and
 // recorded by name in `schema_migrations`, all in one transaction under an advisory lock (instances
 // starting together do not race). The baseline is 001 to 005, one file per domain, each object in its
-// final form; every file after it (006 monitoring, 007 an index of deliveries, 008 settlement before the answer and
-// idempotency keys, 009 a rotated webhook secret's overlap) is an upgrade step, numbered
-// after the last, that takes a database made by the files before it to the new schema in place (ALTER what
-// exists, fill what a new column or table needs from the rows there), so every database that ran the files
-// before gets it at its next start; a full load then builds registry tables from
+// final form; every file after it (006 monitoring, 007 an index of deliveries, 008 settlement before the answer
+// and idempotency keys, 009 the leases of the delivery loop, 010 a rotated webhook secret's overlap) is an upgrade
+// step, numbered after the last, that takes a database made by the files before it to the new schema in place
+// (ALTER what exists, fill what a new column or table needs from the rows there), so every database that ran the
+// files before gets it at its next start; a full load then builds registry tables from
 // their live definitions (src/registry/import/snapshot.ts). An applied file is never edited: a database
 // that recorded it would not see the edit. A database recording a file that is not here was made by a
 // schema this code cannot upgrade, and is refused before anything is changed.

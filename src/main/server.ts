@@ -1,5 +1,5 @@
 // The running service: database (embedded when no DATABASE_URL), sample data and a demo workspace
-// on first start, the HTTP app, the job scheduler, and a clean stop on SIGINT/SIGTERM.
+// on first start, the HTTP app, the job scheduler, webhook delivery, and a clean stop on SIGINT/SIGTERM.
 import type { PlanSlug } from '../accounts/catalog.js';
 import { startOrphanSweeper } from '../accounts/orphan-sweeper.js';
 import { resolvePepper } from '../accounts/pepper.js';
@@ -12,6 +12,7 @@ import type { Database } from '../db/index.js';
 import { hugePagesAdvice } from '../db/tuning.js';
 import { JOBS } from './jobs.js';
 import { startScheduler } from '../jobs/scheduler.js';
+import { startWebhookDelivery } from '../monitoring/delivery-loop.js';
 import { seedSample, type SeededSample, type SeedReport } from '../sample/seed.js';
 
 /** What this start did for a newcomer: the sample it loaded and the demo workspace it made (each once). */
@@ -72,8 +73,8 @@ export async function startServer(
     const built = await buildApp({ config, db, pepper, clock, notify: log });
     app = built;
     const url = await built.http.listen({ host: config.host, port: config.port });
-    // Only once the server listens: jobs started before a failed listen (a port in use) ran on into
-    // the closed pool and logged failures of their own after the start had already failed.
+    // Only once the server listens: jobs (and deliveries) started before a failed listen (a port in use) ran on
+    // into the closed pool and logged failures of their own after the start had already failed.
     const scheduler = config.schedulerEnabled
       ? startScheduler(
           JOBS.filter((j) => j.enabled?.(config) ?? true),
@@ -82,6 +83,7 @@ export async function startServer(
           log,
         )
       : null;
+    const delivery = config.webhooks.deliver ? startWebhookDelivery(db.pool, config, log) : null;
     const sweeper = startOrphanSweeper(db.pool, clock, (err) =>
       built.http.log.warn({ err }, 'releasing the reservations of dead instances failed'),
     );
@@ -96,6 +98,7 @@ export async function startServer(
           await built.http.close();
           await sweeper.stop();
           await scheduler?.stop();
+          await delivery?.stop();
           await db.close();
         })()),
     };

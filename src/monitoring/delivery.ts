@@ -1,22 +1,20 @@
-// Delivering the outbox (docs/webhooks.md, "Delivery"): due deliveries are claimed with FOR UPDATE SKIP
-// LOCKED and leased (their next attempt moved past the timeout) in one short transaction, so instances
-// running side by side never take the same one, and a delivery whose instance died is taken again when
-// its lease ends: at least once, always under the event's one id.
+// One delivery attempt and its outcome (docs/webhooks.md, "Delivery"): sent, recorded in the delivery log, the
+// lease released, the next attempt scheduled by the delivery's own backoff, the endpoint paused (and its owner
+// mailed) when the retries are over. The delivery loop (delivery-loop.ts) runs these side by side.
 import type pg from 'pg';
 import type { Mailer } from '../accounts/mail.js';
-import { DELIVERY_TIMEOUT_MS, post, type Attempt } from './send.js';
+import { claim, type Claimed } from './claim.js';
+import { post, type Attempt } from './send.js';
 import { signatureHeaders } from './signature.js';
 
-/** A claimed delivery is not taken again before this: the timeout and time to record the outcome. */
-const LEASE_SECONDS = Math.ceil((DELIVERY_TIMEOUT_MS * 3) / 1000);
-/** Deliveries claimed at a time by one instance (each pass sends them concurrently). */
-const CLAIM_BATCH = 50;
 /** Retries stop this long after the event: it is then marked failed and its endpoint paused. */
 const RETRY_WINDOW_HOURS = 72;
 /** The longest wait between two attempts, once the doubling reaches it. */
 const MAX_BACKOFF_SECONDS = 6 * 3600;
 /** Attempts are kept this long in the delivery log. */
 const ATTEMPT_LOG_DAYS = 30;
+/** Deliveries claimed at a time by `deliverDue` (`registry worker --once`), sent side by side. */
+const ONCE_BATCH = 50;
 
 export interface DeliverySettings {
   allowPrivate: boolean;
@@ -28,53 +26,35 @@ export interface DeliverySettings {
 export const backoffSeconds = (attempts: number, base: number): number =>
   Math.min(base * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_SECONDS);
 
-interface Claimed {
-  id: number;
-  attempts: number;
-  created_at: Date;
-  endpoint_id: string;
-  workspace_id: string;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  payload: { id: string };
-}
+export type Outcome = 'delivered' | 'retrying' | 'failed';
 
-async function claim(pool: pg.Pool): Promise<Claimed[]> {
-  const { rows } = await pool.query<Claimed>(
-    `WITH due AS (
-       SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints p ON p.id = d.endpoint_id
-       WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND p.paused_at IS NULL
-       ORDER BY d.next_attempt_at LIMIT $1 FOR UPDATE OF d SKIP LOCKED),
-     leased AS (
-       UPDATE webhook_deliveries d SET next_attempt_at = now() + make_interval(secs => $2), attempts = attempts + 1
-       FROM due WHERE d.id = due.id RETURNING d.*)
-     SELECT l.id, l.attempts, l.created_at, l.endpoint_id, p.workspace_id, p.url, p.secret, m.payload,
-            CASE WHEN p.previous_secret_until > now() THEN p.previous_secret END AS previous_secret
-     FROM leased l JOIN webhook_endpoints p ON p.id = l.endpoint_id JOIN monitoring_events m ON m.id = l.event_id`,
-    [CLAIM_BATCH, LEASE_SECONDS],
-  );
-  return rows;
-}
-
-/** Records an attempt; says whether the delivery is now failed for good (and its endpoint paused). */
-async function record(pool: pg.Pool, d: Claimed, a: Attempt, settings: DeliverySettings): Promise<boolean> {
+/** Records an attempt, releasing its lease; says what came of the delivery, and whether its endpoint was just
+ *  paused (its retries over). */
+async function record(
+  pool: pg.Pool,
+  d: Claimed,
+  a: Attempt,
+  settings: DeliverySettings,
+): Promise<{ outcome: Outcome; paused: boolean }> {
   await pool.query(
     `INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_excerpt, error)
      VALUES ($1, now(), $2, $3, $4, $5)`,
     [d.id, a.statusCode, a.latencyMs, a.excerpt, a.error],
   );
   if (a.ok) {
-    await pool.query(`UPDATE webhook_deliveries SET status = 'delivered', finished_at = now() WHERE id = $1`, [d.id]);
+    await pool.query(
+      `UPDATE webhook_deliveries SET status = 'delivered', finished_at = now(), leased_until = NULL WHERE id = $1`,
+      [d.id],
+    );
     await pool.query('UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1', [d.endpoint_id]);
-    return false;
+    return { outcome: 'delivered', paused: false };
   }
   const wait = backoffSeconds(d.attempts, settings.retrySeconds);
   const { rows } = await pool.query<{ status: string }>(
     `UPDATE webhook_deliveries SET
        status = CASE WHEN now() + make_interval(secs => $2) > created_at + make_interval(hours => $3)
                 THEN 'failed' ELSE 'pending' END,
-       next_attempt_at = now() + make_interval(secs => $2),
+       next_attempt_at = now() + make_interval(secs => $2), leased_until = NULL,
        finished_at = CASE WHEN now() + make_interval(secs => $2) > created_at + make_interval(hours => $3)
                      THEN now() END
      WHERE id = $1 RETURNING status`,
@@ -90,7 +70,7 @@ async function record(pool: pg.Pool, d: Claimed, a: Attempt, settings: DeliveryS
      RETURNING $2 AND (SELECT w.paused_at IS NULL FROM webhook_endpoints w WHERE w.id = $1) AS newly`,
     [d.endpoint_id, failed],
   );
-  return paused[0]?.newly === true;
+  return { outcome: failed ? 'failed' : 'retrying', paused: paused[0]?.newly === true };
 }
 
 /** Tells the workspace's owner that an endpoint was paused. */
@@ -113,54 +93,46 @@ async function noticePaused(pool: pg.Pool, mailer: Mailer | null, d: Claimed): P
   }
 }
 
-/** Sends what is due, batch after batch, until nothing is; returns the counts. */
+/** Sends one claimed delivery and records what came of it. */
+export async function deliver(
+  pool: pg.Pool,
+  d: Claimed,
+  settings: DeliverySettings,
+  mailer: Mailer | null,
+): Promise<Outcome> {
+  const body = JSON.stringify(d.payload);
+  // The event's id names every attempt of it: a receiver drops what it has already handled.
+  const secrets = { current: d.secret, previous: d.previous_secret };
+  const attempt = await post(
+    d.url,
+    body,
+    signatureHeaders(secrets, d.payload.id, body, new Date()),
+    settings.allowPrivate,
+  );
+  const { outcome, paused } = await record(pool, d, attempt, settings);
+  if (paused) await noticePaused(pool, mailer, d);
+  return outcome;
+}
+
+/** Sends what is due now, batch after batch, until nothing is (`registry worker --once`); returns the counts. */
 export async function deliverDue(
   pool: pg.Pool,
   settings: DeliverySettings,
   mailer: Mailer | null,
-): Promise<{ delivered: number; retrying: number; paused: number }> {
-  const counts = { delivered: 0, retrying: 0, paused: 0 };
+): Promise<Record<Outcome, number>> {
+  const counts = { delivered: 0, retrying: 0, failed: 0 };
   for (;;) {
-    const batch = await claim(pool);
+    const batch = await claim(pool, ONCE_BATCH);
     if (batch.length === 0) return counts;
-    await Promise.all(
-      batch.map(async (d) => {
-        const body = JSON.stringify(d.payload);
-        // The event's id names every attempt of it: a receiver drops what it has already handled.
-        const headers = signatureHeaders(
-          { current: d.secret, previous: d.previous_secret },
-          d.payload.id,
-          body,
-          new Date(),
-        );
-        const attempt = await post(d.url, body, headers, settings.allowPrivate);
-        const paused = await record(pool, d, attempt, settings);
-        if (attempt.ok) counts.delivered++;
-        else counts.retrying++;
-        if (paused) {
-          counts.paused++;
-          await noticePaused(pool, mailer, d);
-        }
-      }),
-    );
+    for (const outcome of await Promise.all(batch.map((d) => deliver(pool, d, settings, mailer)))) counts[outcome]++;
   }
 }
 
-/** Drops attempts older than the log keeps, and finished deliveries with them. */
-/** Deletes the attempts older than ATTEMPT_LOG_DAYS, and the delivery job's own runs of that age (it runs every few
- *  seconds: some 17,000 job_runs rows a day). */
-export async function purgeDeliveryLog(
-  pool: pg.Pool,
-  asOf: Date,
-  deliveryJob: string,
-): Promise<{ deleted: number; job_runs_deleted: number }> {
+/** Deletes the attempts older than ATTEMPT_LOG_DAYS. */
+export async function purgeDeliveryLog(pool: pg.Pool, asOf: Date): Promise<{ deleted: number }> {
   const attempts = await pool.query(
     `DELETE FROM webhook_attempts WHERE attempted_at < $1::timestamptz - make_interval(days => $2)`,
     [asOf, ATTEMPT_LOG_DAYS],
   );
-  const runs = await pool.query(
-    `DELETE FROM job_runs WHERE job = $3 AND started_at < $1::timestamptz - make_interval(days => $2)`,
-    [asOf, ATTEMPT_LOG_DAYS, deliveryJob],
-  );
-  return { deleted: attempts.rowCount ?? 0, job_runs_deleted: runs.rowCount ?? 0 };
+  return { deleted: attempts.rowCount ?? 0 };
 }

@@ -1,12 +1,14 @@
-// One POST of a delivery: to the checked address, no redirect followed, a timeout, the response's first
-// bytes kept for the delivery log.
+// One POST of a delivery: to the checked address, no redirect followed, within a deadline, the response's
+// first bytes kept for the delivery log.
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { RefusedTarget, resolveTarget } from './address.js';
 
-/** A receiver that has not answered in this long has failed the attempt (and is retried). */
-export const DELIVERY_TIMEOUT_MS = 10_000;
+/** The whole attempt (lookup, connect, TLS, headers and body) must end by then: a receiver answering a byte at
+ *  a time would otherwise hold its delivery, and a slot of the loop, as long as it likes. */
+export const DELIVERY_DEADLINE_MS = 10_000;
+const DEADLINE_ERROR = `no complete answer within ${DELIVERY_DEADLINE_MS / 1000} s`;
 /** The log keeps this much of a response body: enough for an error message. */
 const EXCERPT_BYTES = 1024;
 
@@ -18,6 +20,15 @@ export interface Attempt {
   ok: boolean;
 }
 
+const failure = (started: number, error: string, statusCode: number | null = null): Attempt => ({
+  statusCode,
+  latencyMs: Date.now() - started,
+  excerpt: null,
+  error,
+  ok: false,
+});
+
+/** POSTs `body`; an attempt without a complete answer at the deadline is aborted and failed. */
 export async function post(
   rawUrl: string,
   body: string,
@@ -25,13 +36,31 @@ export async function post(
   allowPrivate: boolean,
 ): Promise<Attempt> {
   const started = Date.now();
-  const failed = (error: string, statusCode: number | null = null): Attempt => ({
-    statusCode,
-    latencyMs: Date.now() - started,
-    excerpt: null,
-    error,
-    ok: false,
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<Attempt>((resolve) => {
+    timer = setTimeout(() => {
+      resolve(failure(started, DEADLINE_ERROR));
+      abort.abort();
+    }, DELIVERY_DEADLINE_MS);
   });
+  try {
+    return await Promise.race([send(rawUrl, body, headers, allowPrivate, abort.signal, started), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The request itself; `signal` destroys it once the deadline has answered for it. */
+async function send(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  allowPrivate: boolean,
+  signal: AbortSignal,
+  started: number,
+): Promise<Attempt> {
+  const failed = (error: string, statusCode: number | null = null): Attempt => failure(started, error, statusCode);
   let target;
   try {
     target = await resolveTarget(rawUrl, allowPrivate);
@@ -50,7 +79,7 @@ export async function post(
       {
         method: 'POST',
         lookup: pinned,
-        timeout: DELIVERY_TIMEOUT_MS,
+        signal,
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
@@ -80,7 +109,6 @@ export async function post(
         res.on('error', (err) => resolve(failed(err.message, res.statusCode ?? null)));
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS} ms`)));
     req.on('error', (err) => resolve(failed(err.message)));
     req.end(body);
   });

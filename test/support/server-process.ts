@@ -18,9 +18,14 @@ export interface ServerProcessOptions {
   compiledIn?: string;
   /** Where the server's standard output goes (its log lines at LOG_LEVEL). */
   stdout?: 'ignore' | 'inherit';
+  /** `registry worker` (webhook delivery alone) rather than `registry serve`. */
+  command?: keyof typeof READY;
 }
 
-/** Starts `registry serve` with `env` over this process's environment; resolves once it listens. */
+/** The line each command writes to stderr once it runs. */
+const READY = { serve: 'listening on', worker: 'delivering webhooks' };
+
+/** Starts `registry serve` (or `worker`) with `env` over this process's environment; resolves once it runs. */
 export async function serverProcess(
   env: Record<string, string>,
   opts: ServerProcessOptions = {},
@@ -28,20 +33,21 @@ export async function serverProcess(
   const entry = opts.compiledIn
     ? [path.join(opts.compiledIn, 'dist', 'cli', 'main.js')]
     : ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', 'main.ts')];
-  const child = spawn(process.execPath, [...entry, 'serve'], {
+  const command = opts.command ?? 'serve';
+  const child = spawn(process.execPath, [...entry, command], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', opts.stdout ?? 'ignore', 'pipe'],
   });
   await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => (d.toString().includes('listening on') ? resolve() : undefined));
+    child.stderr!.on('data', (d: Buffer) => (d.toString().includes(READY[command]) ? resolve() : undefined));
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
   return child;
 }
 
 /**
- * The compiled server of checkout `root` on `url`, as the benches load it: on a free port, no scheduled jobs,
- * its log passed through; resolves with its address.
+ * The compiled server of checkout `root` on `url`, as the benches load it: on a free port, no scheduled jobs nor
+ * webhook delivery, its log passed through; resolves with its address.
  */
 export async function benchServer(
   root: string,
@@ -51,7 +57,14 @@ export async function benchServer(
 ): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   const child = await serverProcess(
-    { DATABASE_URL: url, PORT: String(port), SCHEDULER: '0', API_KEY_PEPPER: pepper, DATA_DIR: dataDir },
+    {
+      DATABASE_URL: url,
+      PORT: String(port),
+      SCHEDULER: '0',
+      WEBHOOKS_DELIVERY: '0',
+      API_KEY_PEPPER: pepper,
+      DATA_DIR: dataDir,
+    },
     { compiledIn: root, stdout: 'inherit' },
   );
   return { base: `http://127.0.0.1:${port}`, child };

@@ -11,9 +11,11 @@ import { registerPrewarm } from './prewarm.js';
 import { registerRefresh } from './refresh.js';
 import { registerServe } from './serve.js';
 import { registerStatus } from './status.js';
+import { registerWorker } from './worker.js';
 
 export const commands: ReadonlyArray<(program: Command) => void> = [
   registerServe,
+  registerWorker,
   registerGenerate,
   registerImport,
   registerPrewarm,
