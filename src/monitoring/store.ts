@@ -1,6 +1,7 @@
 // A workspace's watches, saved searches and webhook endpoints, and its events (docs/webhooks.md). Every
 // refusal is a Refusal naming the field at fault; nothing is written when one is thrown.
 import type pg from 'pg';
+import { inTransaction } from '../db/pool.js';
 import { PLANS, type MonitoringLimits, type PlanSlug } from '../accounts/catalog.js';
 import { checkUrlForm, RefusedTarget } from './address.js';
 import { eventId, type EventType } from './events.js';
@@ -31,11 +32,25 @@ function limitsOf(plan: PlanSlug): MonitoringLimits {
   return limits;
 }
 
-async function checkRoom(pool: pg.Pool, table: string, workspace: string, limit: number, what: string): Promise<void> {
-  const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE workspace_id = $1`, [
-    workspace,
-  ]);
-  if (rows[0]!.n >= limit) throw new Refusal('forbidden', what, `The plan allows ${limit} ${what}; delete one first.`);
+/**
+ * Inserts a row a plan counts, if the workspace has room for it: the count and the insert in one transaction, under
+ * a lock on the workspace's rows of that table, so concurrent creations never pass the plan's limit.
+ */
+async function withRoom<T>(
+  pool: pg.Pool,
+  room: { table: string; workspace: string; limit: number; what: string },
+  insert: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  return inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${room.table} ${room.workspace}`]);
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${room.table} WHERE workspace_id = $1`,
+      [room.workspace],
+    );
+    if (rows[0]!.n >= room.limit)
+      throw new Refusal('forbidden', room.what, `The plan allows ${room.limit} ${room.what}; delete one first.`);
+    return insert(client);
+  });
 }
 
 export interface Watch {
@@ -51,14 +66,16 @@ export async function addWatch(pool: pg.Pool, workspace: string, plan: PlanSlug,
     [doc],
   );
   if (!entity[0]) throw new Refusal('not_found', 'document_number', `No entity has document number ${doc}.`);
-  await checkRoom(pool, 'watched_entities', workspace, limits.watches, 'watches');
-  const { rows } = await pool.query<Watch>(
-    `INSERT INTO watched_entities (workspace_id, document_number) VALUES ($1, $2)
-     ON CONFLICT (workspace_id, document_number) DO UPDATE SET document_number = excluded.document_number
-     RETURNING document_number, $3::text AS name, ${iso('created_at')} AS created_at`,
-    [workspace, doc, entity[0].name],
-  );
-  return rows[0]!;
+  const room = { table: 'watched_entities', workspace, limit: limits.watches, what: 'watches' };
+  return withRoom(pool, room, async (client) => {
+    const { rows } = await client.query<Watch>(
+      `INSERT INTO watched_entities (workspace_id, document_number) VALUES ($1, $2)
+       ON CONFLICT (workspace_id, document_number) DO UPDATE SET document_number = excluded.document_number
+       RETURNING document_number, $3::text AS name, ${iso('created_at')} AS created_at`,
+      [workspace, doc, entity[0]!.name],
+    );
+    return rows[0]!;
+  });
 }
 
 export async function listWatches(pool: pg.Pool, workspace: string): Promise<Watch[]> {
@@ -88,13 +105,15 @@ export async function addSavedSearch(
   params: SavedSearch['params'],
 ): Promise<SavedSearch> {
   const limits = limitsOf(plan);
-  await checkRoom(pool, 'saved_searches', workspace, limits.savedSearches, 'saved searches');
-  const { rows } = await pool.query<SavedSearch>(
-    `INSERT INTO saved_searches (id, workspace_id, name, params) VALUES ($1, $2, $3, $4)
-     RETURNING id, workspace_id, name, params`,
-    [shortId('ss'), workspace, name, JSON.stringify(params)],
-  );
-  return rows[0]!;
+  const room = { table: 'saved_searches', workspace, limit: limits.savedSearches, what: 'saved searches' };
+  return withRoom(pool, room, async (client) => {
+    const { rows } = await client.query<SavedSearch>(
+      `INSERT INTO saved_searches (id, workspace_id, name, params) VALUES ($1, $2, $3, $4)
+       RETURNING id, workspace_id, name, params`,
+      [shortId('ss'), workspace, name, JSON.stringify(params)],
+    );
+    return rows[0]!;
+  });
 }
 
 export async function listSavedSearches(pool: pg.Pool, workspace: string): Promise<SavedSearch[]> {
@@ -142,14 +161,16 @@ export async function createEndpoint(
     if (err instanceof RefusedTarget) throw new Refusal('bad_request', 'url', `The URL ${err.message}.`);
     throw err;
   }
-  await checkRoom(pool, 'webhook_endpoints', workspace, limits.endpoints, 'webhook endpoints');
   const secret = newSecret();
-  const { rows } = await pool.query<Endpoint>(
-    `INSERT INTO webhook_endpoints (id, workspace_id, url, secret, event_types) VALUES ($1, $2, $3, $4, $5)
-     RETURNING ${ENDPOINT_COLUMNS}`,
-    [shortId('we'), workspace, url, secret, types],
-  );
-  return { ...rows[0]!, secret };
+  const room = { table: 'webhook_endpoints', workspace, limit: limits.endpoints, what: 'webhook endpoints' };
+  return withRoom(pool, room, async (client) => {
+    const { rows } = await client.query<Endpoint>(
+      `INSERT INTO webhook_endpoints (id, workspace_id, url, secret, event_types) VALUES ($1, $2, $3, $4, $5)
+       RETURNING ${ENDPOINT_COLUMNS}`,
+      [shortId('we'), workspace, url, secret, types],
+    );
+    return { ...rows[0]!, secret };
+  });
 }
 
 export async function listEndpoints(pool: pg.Pool, workspace: string): Promise<Endpoint[]> {
