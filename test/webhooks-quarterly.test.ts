@@ -162,7 +162,9 @@ describe('quarterly snapshots and monitoring', () => {
       { field: 'principal_city', old: 'MIAMI', new: 'TAMPA' },
       { field: 'officers', old: [], new: [{ title: 'MGR', name: 'GARCIA, MARIA' }] },
     ]);
-    const added = [filings, updated].find((e) => e !== undefined && e.data.changes !== changes)!.data.changes;
+    const filed = [filings, updated].find((e) => e !== undefined && e.data.changes !== changes)!;
+    assert.equal(typeof filed.data.name, 'string', 'an events file names the entity as every update does');
+    const added = filed.data.changes;
     assert.deepEqual(
       (added as Array<{ field: string; new: { sequence: number } }>).map((c) => [c.field, c.new.sequence]),
       [['filing_events', 3]],

@@ -244,6 +244,28 @@ describe('monitoring', () => {
     assert.equal(page.total, 2);
   });
 
+  it('reports what the detail shows changing: a blanked state or country that reads as before is no change', async () => {
+    const doc = 'L26000000020';
+    const rec = { doc, name: 'BLANKED STATE LLC', city: 'MIAMI', fileDate: '09282026' };
+    await importRegistry(db.pool, [await daily('20261004c.txt', [corporate({ ...rec, state: 'FL', country: 'US' })])]);
+    await addWatch(db.pool, workspace, 'growth', doc);
+    receiver.got.length = 0;
+    await importRegistry(db.pool, [
+      await daily('20261005c.txt', [corporate({ ...rec, name: 'BLANKED STATE HOLDINGS LLC' })]),
+    ]);
+    await deliverAll();
+    const updated = receiver.events().filter((e) => e.type === 'entity.updated');
+    assert.deepEqual(
+      updated.map((e) => [e.data.name, e.data.changes]),
+      [
+        [
+          'BLANKED STATE HOLDINGS LLC',
+          [{ field: 'name', old: 'BLANKED STATE LLC', new: 'BLANKED STATE HOLDINGS LLC' }],
+        ],
+      ],
+    );
+  });
+
   it('marks a delivery failed after 72 hours of failures, pauses its endpoint and mails the owner', async () => {
     const clock = new ManualClock('2026-10-01T12:00:00Z');
     const owned = (await createWorkspace(db.pool, { plan: 'growth' }, 'pepper', clock)).workspace.id;

@@ -92,11 +92,17 @@ export async function filingEventsOfWatched(client: pg.PoolClient, file: string)
 
 /** The filing events of watched entities in `incoming` (a query of events rows) not yet in the registry. */
 export async function newFilingEvents(client: pg.PoolClient, incoming: string): Promise<NewEvent[]> {
-  const { rows } = await client.query<{ workspace_id: string; document_number: string; filing: Record_ }>(`
+  const { rows } = await client.query<{
+    workspace_id: string;
+    document_number: string;
+    name: string;
+    filing: Record_;
+  }>(`
     -- The watched entities' events first: only theirs are looked up in the registry's (cold) events.
     WITH c AS MATERIALIZED (
       SELECT i.* FROM (${incoming}) i WHERE i.document_number IN (SELECT document_number FROM watched_entities))
     SELECT w.workspace_id, c.document_number,
+           (SELECT e.name FROM registry.entities e WHERE e.document_number = c.document_number) AS name,
            jsonb_build_object('sequence', c.sequence, 'code', c.code, 'description', c.description,
                               'effective_date', c.effective_date, 'filed_date', c.filed_date) AS filing
     FROM c
@@ -112,7 +118,8 @@ export async function newFilingEvents(client: pg.PoolClient, incoming: string): 
       type: 'entity.updated' as const,
       document: r.document_number,
       searchId: null,
-      data: { document_number: r.document_number, changes: [] as Change[] },
+      // Its name as the registry holds it now, as every entity.updated carries.
+      data: { document_number: r.document_number, name: r.name, changes: [] as Change[] },
     };
     (e.data.changes as Change[]).push({ field: 'filing_events', old: null, new: r.filing });
     grouped.set(key, e);

@@ -5,6 +5,7 @@
 // importer has just read and written those rows, so nothing is read cold twice. A snapshot is judged on
 // the live tables before its swap and again after it (snapshot.ts).
 import type pg from 'pg';
+import { shownCountry, shownPrincipalState } from '../search/index.js';
 import {
   compileSearches,
   copyTouchedOfficers,
@@ -91,7 +92,23 @@ async function watchedRecords(client: pg.PoolClient, from: Before): Promise<Map<
   return new Map(rows.map((r) => [r.document_number, r.rec]));
 }
 
-function changes(before: Record_, after: Record_): Change[] {
+/**
+ * A record's fields as the entity's detail shows them: a blank principal state or country filled as the contract
+ * says, so that a file blanking what was filled in reports no change the API does not show.
+ */
+function shown(r: Record_): Record_ {
+  const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+  const state = shownPrincipalState(text(r.principal_state), text(r.principal_addr1), text(r.principal_city));
+  return {
+    ...r,
+    principal_state: state,
+    principal_country: shownCountry(text(r.principal_country), state),
+    mailing_country: shownCountry(text(r.mailing_country), text(r.mailing_state)),
+  };
+}
+
+function changes(was: Record_, is: Record_): Change[] {
+  const [before, after] = [shown(was), shown(is)];
   const out: Change[] = [];
   for (const field of [...WATCHED_FIELDS, 'officers']) {
     if (JSON.stringify(before[field]) !== JSON.stringify(after[field]))

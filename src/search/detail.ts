@@ -63,11 +63,17 @@ const postalCode = (zip5: string | null, zip4: string | null, raw: string | null
 const agentZip = (raw: string | null): string | null =>
   raw && /^\d{9}$/.test(raw) ? `${raw.slice(0, 5)}-${raw.slice(5)}` : raw;
 
+/** docs/contract.md, "Addresses": a principal address with a street or a city and no state is in Florida. */
+export const shownPrincipalState = (state: string | null, line1: string | null, city: string | null): string | null =>
+  state ?? (line1 || city ? 'FL' : null);
+
+/** docs/contract.md, "Addresses": a blank country is the US where the state is a US state. */
+export const shownCountry = (country: string | null, state: string | null): string | null =>
+  country ?? (state && US_STATES.has(state) ? 'US' : null);
+
 function address(a: Address): Address | null {
   if (!a.line1 && !a.line2 && !a.city && !a.state && !a.postal_code) return null;
-  // docs/contract.md, "Addresses": a blank country is the US where the state is a US state.
-  const country = a.country ?? (a.state && US_STATES.has(a.state) ? 'US' : null);
-  return { ...a, country };
+  return { ...a, country: shownCountry(a.country, a.state) };
 }
 
 export async function entityDetail(pool: pg.Pool, documentNumber: string): Promise<EntityDetail | null> {
@@ -126,7 +132,7 @@ export async function entityDetail(pool: pg.Pool, documentNumber: string): Promi
       line1: r.p_addr1,
       line2: r.p_addr2,
       city: r.p_city,
-      state: r.p_state ?? (r.p_addr1 || r.p_city ? 'FL' : null),
+      state: shownPrincipalState(r.p_state, r.p_addr1, r.p_city),
       postal_code: postalCode(r.p_zip5, r.p_zip4, r.p_zip),
       country: r.p_country,
     }),

@@ -48,6 +48,7 @@ export type Search = ReturnType<typeof createSearch>;
 // operations' schemas are built from them) and the entity predicates monitoring evaluates itself.
 export { FACETS, SORTS, type EntitySearch } from './entities/query.js';
 export { entityPredicates } from './entities/predicates.js';
+export { shownCountry, shownPrincipalState } from './detail.js';
 export { LEAD_FILE_COLUMNS } from './leads.js';
 export type { Page } from './paging.js';
 export {

@@ -24,6 +24,9 @@ export interface Corp {
   type?: string;
   fileDate?: string; // MMDDYYYY
   city?: string;
+  /** The principal state and country (blank unless given, as the registry often leaves them). */
+  state?: string;
+  country?: string;
   zip?: string;
   street?: string;
   agent?: string;
@@ -44,6 +47,8 @@ export function corporate(c: Corp): Buffer {
     [473, c.fileDate ?? '01152020'],
     [495, 'N'],
   ];
+  if (c.state) fields.push([333, c.state]);
+  if (c.country) fields.push([345, c.country]);
   if (c.agent)
     fields.push(
       [545, c.agent],
