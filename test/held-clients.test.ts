@@ -16,18 +16,22 @@ describe('a held connection that PostgreSQL ends', () => {
   it("ends the job's run, not the process", async () => {
     const pool = createPool(db.url, 2, { applicationName: 'held-client-test' });
     let ended!: () => void;
+    let started!: () => void;
     const waiting = new Promise<void>((resolve) => (ended = resolve));
+    const running = new Promise<void>((resolve) => (started = resolve));
     const job: Job = {
       name: 'held_client_probe',
       schedule: '* * * * *',
       description: 'waits while its lock session is ended',
       async run() {
+        started();
         await waiting;
         return {};
       },
     };
     const ctx = { pool, config: loadConfig({}), clock: systemClock, asOf: new Date(), log: () => {} };
-    const run = runJob(job, ctx, 'manual');
+    const run = runJob(job, ctx, 'manual').catch((err: unknown) => ({ status: 'threw', error: String(err) }));
+    await running; // the lock is held, its session idle while the job runs
     // The lock's session, idle while the job runs, is ended as a restarting server ends it.
     for (let i = 0; i < 50; i++) {
       const { rowCount } = await db.pool.query(
@@ -39,7 +43,7 @@ describe('a held connection that PostgreSQL ends', () => {
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
     ended();
-    const result = await run.catch((err: unknown) => ({ status: 'threw', error: String(err) }));
+    const result = await run;
     assert.ok(['succeeded', 'failed', 'threw'].includes(String(result.status)), JSON.stringify(result));
     assert.equal((await pool.query('SELECT 1 AS one')).rows[0].one, 1); // the pool goes on with a new connection
     await pool.end();

@@ -244,7 +244,7 @@ describe('monitoring', () => {
     assert.equal(page.total, 2);
   });
 
-  it('reports what the detail shows changing: a blanked state or country that reads as before is no change', async () => {
+  it('reports what the detail shows changing: a blanked state or country shown as before is none', async () => {
     const doc = 'L26000000020';
     const rec = { doc, name: 'BLANKED STATE LLC', city: 'MIAMI', fileDate: '09282026' };
     await importRegistry(db.pool, [await daily('20261004c.txt', [corporate({ ...rec, state: 'FL', country: 'US' })])]);
