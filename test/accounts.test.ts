@@ -400,14 +400,7 @@ describe('metering', () => {
 
   it('a credit reserved by a request that never finished is released by the sweeper, not leaked', async () => {
     const { workspace, key } = await t.workspace('pro');
-    const r = await t.app.gate.check({
-      credential: { key: key.key },
-      surface: 'rest',
-      reserve: true,
-      leadFeed: false,
-      csv: false,
-      requestId: 'req_crash',
-    });
+    const r = await t.reserve(key.key, 'req_crash');
     assert.equal(r.outcome, 'ok');
     assert.equal((await consistent(workspace.id)).monthly_remaining, 49_999);
     assert.equal(await sweepReservations(t.db.pool, t.clock.now()), 0); // too young

@@ -15,6 +15,14 @@ import {
 import { testApp } from './support/app.js';
 
 const START = '2026-03-10T12:00:00.000Z';
+/** What the store answers the first request of a fresh 60-a-minute window. */
+const FIRST_IN_WINDOW = {
+  allowed: true,
+  limit: 60,
+  remaining: 59,
+  resetAt: Date.parse(START) / 1000 + 60,
+  resetSeconds: 60,
+};
 
 const never: RateLimiter = {
   hit: () => new Promise(() => {}),
@@ -58,13 +66,7 @@ describe('fail open', () => {
     assert.equal(answer, null);
     t.mock.timers.tick(1);
     await turn();
-    assert.deepEqual(answer, {
-      allowed: true,
-      limit: 60,
-      remaining: 59,
-      resetAt: Date.parse(START) / 1000 + 60,
-      resetSeconds: 60,
-    });
+    assert.deepEqual(answer, FIRST_IN_WINDOW);
     assert.deepEqual(failures, ['timeout']);
     assert.equal(logs.length, 1);
     assert.equal(logs[0]!.reason, 'timeout');
@@ -111,13 +113,7 @@ describe('fail open', () => {
     let answer: RateDecision | null = null;
     void limiter.hit('ws:a', 60).then((d) => (answer = d));
     await turn();
-    assert.deepEqual(answer, {
-      allowed: true,
-      limit: 60,
-      remaining: 59,
-      resetAt: Date.parse(START) / 1000 + 60,
-      resetSeconds: 60,
-    });
+    assert.deepEqual(answer, FIRST_IN_WINDOW);
     assert.deepEqual(failures, ['timeout', 'paused']);
     assert.equal(logs.length, 1, 'the call let through at once is counted, not logged');
   });

@@ -215,14 +215,7 @@ describe('idempotency keys over MCP', () => {
 describe('refunds the database refused', () => {
   it('are written within a second or two of it answering again', async () => {
     const { workspace, key } = await t.workspace('pro');
-    const r = await t.app.gate.check({
-      credential: { key: key.key },
-      surface: 'rest',
-      reserve: true,
-      leadFeed: false,
-      csv: false,
-      requestId: 'req_refund_later',
-    });
+    const r = await t.reserve(key.key, 'req_refund_later');
     let down = true;
     const flaky = {
       query: (...args: Parameters<pg.Pool['query']>) =>

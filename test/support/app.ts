@@ -22,6 +22,8 @@ export interface TestApp {
   readonly config: Config;
   workspace(plan: string, name?: string): Promise<{ workspace: Workspace; key: CreatedKey }>;
   get(url: string, key?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** One credit reserved through the gate for a REST call of `key`, as a request's first stages take it. */
+  reserve(key: string, requestId: string): ReturnType<App['gate']['check']>;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,8 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
     clock,
     config,
     workspace: (plan, name) => createWorkspace(db.pool, { plan, ...(name ? { name } : {}) }, PEPPER, clock),
+    reserve: (key, requestId) =>
+      app.gate.check({ credential: { key }, surface: 'rest', reserve: true, leadFeed: false, csv: false, requestId }),
     get: (url, key, headers = {}) =>
       app.http.inject({ method: 'GET', url, headers: key ? { authorization: `Bearer ${key}`, ...headers } : headers }),
     async close() {
