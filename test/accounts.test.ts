@@ -447,8 +447,16 @@ describe('metering', () => {
         `SELECT pg_terminate_backend(pid) FROM pg_locks
          WHERE locktype = 'advisory' AND classid = 7310010 AND objid IN (4100001, 4100002)`,
       );
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      for (const { pool } of instances) await pool.query('SELECT 1'); // their next requests, on new connections
+      // Their next requests, on new connections (a pooled client whose end is not yet noticed fails once).
+      for (const { pool } of instances)
+        for (let i = 0; i < 20; i++) {
+          const ok = await pool.query('SELECT 1').then(
+            () => true,
+            () => false,
+          );
+          if (ok) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
       assert.equal(await sweepReservations(t.db.pool, t.clock.now()), 0);
       assert.equal(await sweepReservations(t.db.pool, new Date(t.clock.now().getTime() + 3_000)), 0);
       // The first instance's process is gone, and its sessions with it.

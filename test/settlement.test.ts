@@ -80,13 +80,11 @@ describe('an answer the client never gets', () => {
       'SELECT status, credits FROM request_logs WHERE workspace_id = $1',
       [workspace.id],
     );
+    // Each request the server saw is logged 499, free (on a loaded machine a client may give up before it is seen).
+    assert.ok(rows.length > 0, 'the server saw the requests');
     assert.deepEqual(
-      rows.map((r) => [r.status, r.credits]),
-      [
-        [499, 0],
-        [499, 0],
-        [499, 0],
-      ],
+      rows.filter((r) => r.status !== 499 || r.credits !== 0),
+      [],
     );
     assert.equal(await remaining(workspace.id), 50_000);
     assert.equal(await reservations(workspace.id), 0);
