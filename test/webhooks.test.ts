@@ -20,6 +20,7 @@ import {
   addWatch,
   changeEndpoint,
   createEndpoint,
+  deleteEndpoint,
   listEndpoints,
   listEvents,
   Refusal,
@@ -373,6 +374,20 @@ describe('monitoring', () => {
       [1, 2, 3, 10, 20].map((n) => backoffSeconds(n, 30)),
       [30, 60, 120, 15_360, 6 * 3600],
     );
+  });
+
+  it('drops a delivery whose endpoint is deleted while in flight, instead of failing the pass', async () => {
+    const slow = http.createServer((_req, res) => void setTimeout(() => res.end('ok'), 400));
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow`;
+    const endpoint = await createEndpoint(db.pool, workspace, 'growth', url, ['entity.updated'], true);
+    await sendTestEvent(db.pool, workspace, endpoint.id);
+    const pass = deliverDue(db.pool, SETTINGS, null);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await deleteEndpoint(db.pool, workspace, endpoint.id);
+    const counts = await pass;
+    assert.equal(counts.dropped, 1);
+    await new Promise<void>((resolve) => slow.close(() => resolve()));
   });
 
   it('purges the delivery attempts older than 30 days, and no newer one', async () => {

@@ -43,6 +43,9 @@ export interface JobRun {
 
 const lockKey = (job: string): string => `registry-lookup job ${job}`;
 
+/** The error a run gets when its process ended before it did (a kill, a crash), found by the next run. */
+export const ABANDONED = 'abandoned: its process ended before the run did';
+
 /** Runs `job` once if no other instance is running it; records the run. */
 export async function runJob(job: Job, ctx: JobContext, trigger: Trigger): Promise<JobRun> {
   const started = Date.now();
@@ -54,6 +57,12 @@ export async function runJob(job: Job, ctx: JobContext, trigger: Trigger): Promi
     if (!rows[0]?.ok)
       return { job: job.name, status: 'locked', as_of: ctx.asOf.toISOString(), counts: {}, error: null, elapsed_ms: 0 };
     try {
+      // Holding the lock, no other run of this job is alive: one still 'running' ended with its process.
+      await ctx.pool.query(
+        `UPDATE job_runs SET status = 'failed', finished_at = clock_timestamp(), error = $2
+         WHERE job = $1 AND status = 'running'`,
+        [job.name, ABANDONED],
+      );
       const { rows: run } = await ctx.pool.query<{ id: number }>(
         `INSERT INTO job_runs (job, trigger, as_of, started_at, status)
          VALUES ($1, $2, $3, clock_timestamp(), 'running') RETURNING id`,

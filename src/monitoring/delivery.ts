@@ -26,7 +26,10 @@ export interface DeliverySettings {
 export const backoffSeconds = (attempts: number, base: number): number =>
   Math.min(base * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_SECONDS);
 
-export type Outcome = 'delivered' | 'retrying' | 'failed';
+export type Outcome = 'delivered' | 'retrying' | 'failed' | 'dropped';
+
+/** PostgreSQL's foreign_key_violation: the delivery was deleted (with its endpoint) between the check and the insert. */
+const FOREIGN_KEY_VIOLATION = '23503';
 
 /** Records an attempt, releasing its lease; says what came of the delivery, and whether its endpoint was just
  *  paused (its retries over). */
@@ -36,11 +39,18 @@ async function record(
   a: Attempt,
   settings: DeliverySettings,
 ): Promise<{ outcome: Outcome; paused: boolean }> {
-  await pool.query(
-    `INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_excerpt, error)
-     VALUES ($1, now(), $2, $3, $4, $5)`,
-    [d.id, a.statusCode, a.latencyMs, a.excerpt, a.error],
-  );
+  // An endpoint deleted while its delivery was in flight took the delivery with it: nothing is left to record.
+  const { rowCount } = await pool
+    .query(
+      `INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_excerpt, error)
+       SELECT id, now(), $2, $3, $4, $5 FROM webhook_deliveries WHERE id = $1`,
+      [d.id, a.statusCode, a.latencyMs, a.excerpt, a.error],
+    )
+    .catch((err: unknown) => {
+      if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return { rowCount: 0 };
+      throw err;
+    });
+  if (!rowCount) return { outcome: 'dropped', paused: false };
   if (a.ok) {
     await pool.query(
       `UPDATE webhook_deliveries SET status = 'delivered', finished_at = now(), leased_until = NULL WHERE id = $1`,
@@ -120,7 +130,7 @@ export async function deliverDue(
   settings: DeliverySettings,
   mailer: Mailer | null,
 ): Promise<Record<Outcome, number>> {
-  const counts = { delivered: 0, retrying: 0, failed: 0 };
+  const counts = { delivered: 0, retrying: 0, failed: 0, dropped: 0 };
   for (;;) {
     const batch = await claim(pool, ONCE_BATCH);
     if (batch.length === 0) return counts;

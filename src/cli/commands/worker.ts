@@ -31,7 +31,12 @@ export function registerWorker(program: Command): void {
             mailer.close();
           }
         });
-        printResult(counts, opts, (c) => `delivered ${c.delivered}, retrying ${c.retrying}, failed ${c.failed}`);
+        printResult(
+          counts,
+          opts,
+          (c) =>
+            `delivered ${c.delivered}, retrying ${c.retrying}, failed ${c.failed}, dropped ${c.dropped} (endpoint deleted)`,
+        );
         return;
       }
       await withDatabase(async (db, config) => {
