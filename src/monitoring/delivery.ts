@@ -28,7 +28,7 @@ export const backoffSeconds = (attempts: number, base: number): number =>
 
 export type Outcome = 'delivered' | 'retrying' | 'failed' | 'dropped';
 
-/** PostgreSQL's foreign_key_violation: the delivery was deleted (with its endpoint) between the check and the insert. */
+/** PostgreSQL's foreign_key_violation: the delivery went (with its endpoint) between the check and the insert. */
 const FOREIGN_KEY_VIOLATION = '23503';
 
 /** Records an attempt, releasing its lease; says what came of the delivery, and whether its endpoint was just

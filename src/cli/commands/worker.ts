@@ -35,7 +35,8 @@ export function registerWorker(program: Command): void {
           counts,
           opts,
           (c) =>
-            `delivered ${c.delivered}, retrying ${c.retrying}, failed ${c.failed}, dropped ${c.dropped} (endpoint deleted)`,
+            `delivered ${c.delivered}, retrying ${c.retrying}, failed ${c.failed}, ` +
+            `dropped ${c.dropped} (endpoint deleted)`,
         );
         return;
       }
