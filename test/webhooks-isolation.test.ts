@@ -13,7 +13,8 @@ import path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { createWorkspace } from '../src/accounts/workspaces.js';
 import { systemClock } from '../src/clock.js';
-import { createEndpoint, sendTestEvent } from '../src/monitoring/store.js';
+import { createEndpoint } from '../src/monitoring/store.js';
+import { sendTestEvent } from '../src/monitoring/event-log.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 import { freePort, serverProcess } from './support/server-process.js';
 

@@ -5,7 +5,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { deliverDue } from '../src/monitoring/delivery.js';
-import { createEndpoint, sendTestEvent } from '../src/monitoring/store.js';
+import { createEndpoint } from '../src/monitoring/store.js';
+import { sendTestEvent } from '../src/monitoring/event-log.js';
 import { testApp, type TestApp } from './support/app.js';
 import { loadFixture } from './support/fixture.js';
 

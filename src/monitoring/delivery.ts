@@ -28,17 +28,21 @@ export const backoffSeconds = (attempts: number, base: number): number =>
 
 export type Outcome = 'delivered' | 'retrying' | 'failed' | 'dropped';
 
+/** Why delivery paused an endpoint: its retries ran out, or it answered 410 Gone. */
+type PauseReason = 'failing' | 'gone';
+const GONE = 410;
+
 /** PostgreSQL's foreign_key_violation: the delivery went (with its endpoint) between the check and the insert. */
 const FOREIGN_KEY_VIOLATION = '23503';
 
-/** Records an attempt, releasing its lease; says what came of the delivery, and whether its endpoint was just
- *  paused (its retries over). */
+/** Records an attempt, releasing its lease; says what came of the delivery, and why its endpoint was just paused
+ *  (its retries over, or 410 Gone), if it was. */
 async function record(
   pool: pg.Pool,
   d: Claimed,
   a: Attempt,
   settings: DeliverySettings,
-): Promise<{ outcome: Outcome; paused: boolean }> {
+): Promise<{ outcome: Outcome; paused: PauseReason | null }> {
   // An endpoint deleted while its delivery was in flight took the delivery with it: nothing is left to record.
   const { rowCount } = await pool
     .query(
@@ -50,55 +54,64 @@ async function record(
       if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return { rowCount: 0 };
       throw err;
     });
-  if (!rowCount) return { outcome: 'dropped', paused: false };
+  if (!rowCount) return { outcome: 'dropped', paused: null };
   if (a.ok) {
     await pool.query(
       `UPDATE webhook_deliveries SET status = 'delivered', finished_at = now(), leased_until = NULL WHERE id = $1`,
       [d.id],
     );
     await pool.query('UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1', [d.endpoint_id]);
-    return { outcome: 'delivered', paused: false };
+    return { outcome: 'delivered', paused: null };
   }
+  // 410 Gone: the receiver says the endpoint is no more; retrying it is pointless.
+  const gone = a.statusCode === GONE;
   const wait = backoffSeconds(d.attempts, settings.retrySeconds);
   const { rows } = await pool.query<{ status: string }>(
     `UPDATE webhook_deliveries SET
-       status = CASE WHEN now() + make_interval(secs => $2) > created_at + make_interval(hours => $3)
+       status = CASE WHEN $4 OR now() + make_interval(secs => $2) > created_at + make_interval(hours => $3)
                 THEN 'failed' ELSE 'pending' END,
        next_attempt_at = now() + make_interval(secs => $2), leased_until = NULL,
-       finished_at = CASE WHEN now() + make_interval(secs => $2) > created_at + make_interval(hours => $3)
+       finished_at = CASE WHEN $4 OR now() + make_interval(secs => $2) > created_at + make_interval(hours => $3)
                      THEN now() END
      WHERE id = $1 RETURNING status`,
-    [d.id, wait, RETRY_WINDOW_HOURS],
+    [d.id, wait, RETRY_WINDOW_HOURS, gone],
   );
   const failed = rows[0]?.status === 'failed';
-  // The subquery reads the row as it was before this statement: newly paused, not paused before.
+  // The row is locked and read first (as committed by an attempt recorded side by side), so one pause is noticed
+  // once: newly paused, not paused before.
   const { rows: paused } = await pool.query<{ newly: boolean }>(
-    `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1,
-       paused_at = CASE WHEN $2 THEN coalesce(paused_at, now()) ELSE paused_at END,
-       paused_reason = CASE WHEN $2 AND paused_at IS NULL THEN 'failing' ELSE paused_reason END
-     WHERE id = $1
-     RETURNING $2 AND (SELECT w.paused_at IS NULL FROM webhook_endpoints w WHERE w.id = $1) AS newly`,
-    [d.endpoint_id, failed],
+    `WITH was AS (SELECT paused_at FROM webhook_endpoints WHERE id = $1 FOR UPDATE)
+     UPDATE webhook_endpoints p SET consecutive_failures = consecutive_failures + 1,
+       paused_at = CASE WHEN $2 THEN coalesce(p.paused_at, now()) ELSE p.paused_at END,
+       paused_reason = CASE WHEN $2 AND p.paused_at IS NULL THEN $3 ELSE p.paused_reason END
+     FROM was WHERE p.id = $1
+     RETURNING $2 AND was.paused_at IS NULL AS newly`,
+    [d.endpoint_id, failed, gone ? 'gone' : 'failing'],
   );
-  return { outcome: failed ? 'failed' : 'retrying', paused: paused[0]?.newly === true };
+  return {
+    outcome: failed ? 'failed' : 'retrying',
+    paused: paused[0]?.newly === true ? (gone ? 'gone' : 'failing') : null,
+  };
 }
 
-/** Tells the workspace's owner that an endpoint was paused. */
-async function noticePaused(pool: pg.Pool, mailer: Mailer | null, d: Claimed): Promise<void> {
+/** Tells the workspace's owner that an endpoint was paused, and why. */
+async function noticePaused(pool: pg.Pool, mailer: Mailer | null, d: Claimed, why: PauseReason): Promise<void> {
   if (!mailer) return;
   const { rows } = await pool.query<{ email: string }>(
     `SELECT u.email FROM workspace_members m JOIN users u ON u.id = m.user_id
      WHERE m.workspace_id = $1 AND m.role = 'owner'`,
     [d.workspace_id],
   );
+  const cause =
+    why === 'gone' ? 'answered 410 Gone, which says the endpoint is no more' : `failed for ${RETRY_WINDOW_HOURS} hours`;
   for (const r of rows) {
     await mailer.send({
       to: r.email,
       subject: 'Webhook endpoint paused',
       text:
-        `Deliveries to ${d.url} (endpoint ${d.endpoint_id}) failed for ${RETRY_WINDOW_HOURS} hours, so the ` +
-        'endpoint is paused. Resume it with POST /v1/webhooks/{id}/resume once it answers again; ' +
-        'failed events can be replayed with POST /v1/webhooks/events/{id}/replay.',
+        `Deliveries to ${d.url} (endpoint ${d.endpoint_id}) ${cause}, so the endpoint is paused. ` +
+        'Resume it with POST /v1/webhooks/{id}/resume once it answers again; events that failed can be ' +
+        'replayed with POST /v1/webhooks/events/replay (status "failed") or one by one.',
     });
   }
 }
@@ -120,7 +133,7 @@ export async function deliver(
     settings.allowPrivate,
   );
   const { outcome, paused } = await record(pool, d, attempt, settings);
-  if (paused) await noticePaused(pool, mailer, d);
+  if (paused) await noticePaused(pool, mailer, d, paused);
   return outcome;
 }
 

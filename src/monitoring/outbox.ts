@@ -51,27 +51,62 @@ export interface NewEvent {
   data: Record_;
 }
 
-/** Writes the events and one pending delivery per subscribed endpoint of their workspace. */
-export async function writeEvents(client: pg.PoolClient, events: NewEvent[], file: string): Promise<number> {
-  if (events.length === 0) return 0;
-  const rows = events.map((e) => {
-    const id = eventId();
-    return { id, ...e, payload: { id, type: e.type, file, data: e.data } };
-  });
+/** An event as stored: `payload` is the body its deliveries send, less the `sequence` and `created_at` added here. */
+export interface EventRow {
+  id: string;
+  workspace: string;
+  type: EventType;
+  document: string | null;
+  searchId: string | null;
+  payload: Record_;
+}
+
+/**
+ * Appends events, numbered in their workspace's sequence in the order given, with one pending delivery each to
+ * `endpoint`, or to every endpoint of the workspace subscribed to the event's type. The counter rows are taken in
+ * workspace order (no deadlock between two writers) and held to the commit, so a workspace's numbers commit in order.
+ */
+export async function appendEvents(client: pg.ClientBase, events: EventRow[], endpoint?: string): Promise<void> {
+  if (events.length === 0) return;
   await client.query(
-    `WITH written AS (
-       INSERT INTO monitoring_events (id, workspace_id, type, document_number, saved_search_id, payload, created_at)
-       SELECT r.id, r.workspace, r.type, r.document, r.search, r.payload || jsonb_build_object('created_at', now()),
-              now()
-       FROM jsonb_to_recordset($1::jsonb) AS r(id text, workspace text, type text, document text, search text,
-                                               payload jsonb)
+    `WITH r AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb)
+         AS r(ord int, id text, workspace text, type text, document text, search text, payload jsonb)),
+     counts AS (SELECT workspace, count(*) AS n FROM r GROUP BY workspace),
+     bumped AS (
+       INSERT INTO monitoring_sequences AS s (workspace_id, last_sequence)
+       SELECT workspace, n FROM counts ORDER BY workspace
+       ON CONFLICT (workspace_id) DO UPDATE SET last_sequence = s.last_sequence + excluded.last_sequence
+       RETURNING workspace_id, last_sequence),
+     numbered AS (
+       SELECT r.*, b.last_sequence - c.n + row_number() OVER (PARTITION BY r.workspace ORDER BY r.ord) AS seq
+       FROM r JOIN counts c USING (workspace) JOIN bumped b ON b.workspace_id = r.workspace),
+     written AS (
+       INSERT INTO monitoring_events (id, workspace_id, type, document_number, saved_search_id, sequence, payload,
+                                      created_at)
+       SELECT id, workspace, type, document, search, seq,
+              payload || jsonb_build_object('sequence', seq, 'created_at', now()), now()
+       FROM numbered
        RETURNING id, workspace_id, type)
      INSERT INTO webhook_deliveries (event_id, endpoint_id)
      SELECT w.id, p.id FROM written w
-     JOIN webhook_endpoints p ON p.workspace_id = w.workspace_id AND w.type = ANY(p.event_types)`,
-    [JSON.stringify(rows.map((r) => ({ ...r, search: r.searchId })))],
+     JOIN webhook_endpoints p ON p.workspace_id = w.workspace_id
+       AND CASE WHEN $2::text IS NULL THEN w.type = ANY(p.event_types) ELSE p.id = $2 END`,
+    [JSON.stringify(events.map((e, ord) => ({ ord, ...e, search: e.searchId }))), endpoint ?? null],
   );
-  return rows.length;
+}
+
+/** Writes the events of an import and their pending deliveries; returns how many. */
+export async function writeEvents(client: pg.PoolClient, events: NewEvent[], file: string): Promise<number> {
+  await appendEvents(
+    client,
+    events.map((e) => {
+      const id = eventId();
+      const { workspace, type, document, searchId } = e;
+      return { id, workspace, type, document, searchId, payload: { id, type, file, data: e.data } };
+    }),
+  );
+  return events.length;
 }
 
 /** The saved searches of every workspace, or null when no workspace watches an entity or saves a search. */

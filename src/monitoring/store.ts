@@ -1,10 +1,9 @@
-// A workspace's watches, saved searches and webhook endpoints, and its events (docs/webhooks.md). Every
+// A workspace's watches, saved searches and webhook endpoints (docs/webhooks.md; its events: event-log.ts). Every
 // refusal is a Refusal naming the field at fault; nothing is written when one is thrown.
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
 import { PLANS, type MonitoringLimits, type PlanSlug } from '../accounts/catalog.js';
 import { checkUrlForm, RefusedTarget } from './address.js';
-import { eventId, type EventType } from './events.js';
 import type { SavedSearch } from './matches.js';
 import { ROTATION_OVERLAP_HOURS, newSecret } from './signature.js';
 import { randomUUID } from 'node:crypto';
@@ -20,7 +19,7 @@ export class Refusal extends Error {
 }
 
 /** A timestamp column as the API writes instants (UTC, seconds). */
-const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+export const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
 const shortId = (prefix: string): string => `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
 
@@ -78,15 +77,24 @@ export async function addWatch(pool: pg.Pool, workspace: string, plan: PlanSlug,
   });
 }
 
-export async function listWatches(pool: pg.Pool, workspace: string): Promise<Watch[]> {
+/** A page of the workspace's watches, by document number, and how many it has. */
+export async function listWatches(
+  pool: pg.Pool,
+  workspace: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: Watch[]; total: number }> {
   const { rows } = await pool.query<Watch>(
     `SELECT w.document_number, e.name,
        ${iso('w.created_at')} AS created_at
      FROM watched_entities w LEFT JOIN registry.entities e USING (document_number)
-     WHERE w.workspace_id = $1 ORDER BY w.document_number`,
+     WHERE w.workspace_id = $1 ORDER BY w.document_number LIMIT $2 OFFSET $3`,
+    [workspace, page.limit, page.offset],
+  );
+  const { rows: n } = await pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM watched_entities WHERE workspace_id = $1',
     [workspace],
   );
-  return rows;
+  return { rows, total: n[0]!.n };
 }
 
 export async function deleteWatch(pool: pg.Pool, workspace: string, doc: string): Promise<void> {
@@ -215,79 +223,4 @@ export async function deleteEndpoint(pool: pg.Pool, workspace: string, id: strin
     id,
   ]);
   if (!rowCount) throw new Refusal('not_found', 'id', `No webhook endpoint ${id}.`);
-}
-
-export interface StoredEvent {
-  id: string;
-  type: EventType;
-  created_at: string;
-  payload: unknown;
-  deliveries: Array<{ endpoint_id: string; status: string; attempts: number }>;
-}
-
-const EVENT_SELECT = `SELECT m.id, m.type, ${iso('m.created_at')} AS created_at,
-    m.payload, coalesce((
-      SELECT jsonb_agg(jsonb_build_object('endpoint_id', d.endpoint_id, 'status', d.status, 'attempts', d.attempts)
-                       ORDER BY d.endpoint_id)
-      FROM webhook_deliveries d WHERE d.event_id = m.id), '[]') AS deliveries
-  FROM monitoring_events m`;
-
-/** A workspace's events, newest first, optionally since an instant and of some types. */
-export async function listEvents(
-  pool: pg.Pool,
-  workspace: string,
-  opts: { since?: string; types?: string[]; limit: number; offset: number },
-): Promise<{ rows: StoredEvent[]; total: number }> {
-  const where = `m.workspace_id = $1 AND ($2::timestamptz IS NULL OR m.created_at >= $2)
-    AND ($3::text[] IS NULL OR m.type = ANY($3))`;
-  const args = [workspace, opts.since ?? null, opts.types?.length ? opts.types : null];
-  const { rows } = await pool.query<StoredEvent>(
-    `${EVENT_SELECT} WHERE ${where} ORDER BY m.created_at DESC, m.id LIMIT $4 OFFSET $5`,
-    [...args, opts.limit, opts.offset],
-  );
-  const { rows: n } = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM monitoring_events m WHERE ${where}`,
-    args,
-  );
-  return { rows, total: n[0]!.n };
-}
-
-/**
- * Sends an event again to every endpoint of the workspace subscribed to its type, under the same id, as a new
- * delivery: its attempts start again from the first (its backoff from the base wait).
- */
-export async function replayEvent(pool: pg.Pool, workspace: string, id: string): Promise<StoredEvent> {
-  const { rows } = await pool.query<{ id: string }>(
-    'SELECT id FROM monitoring_events WHERE workspace_id = $1 AND id = $2',
-    [workspace, id],
-  );
-  if (!rows[0]) throw new Refusal('not_found', 'id', `No event ${id}.`);
-  await pool.query(
-    `INSERT INTO webhook_deliveries (event_id, endpoint_id)
-     SELECT m.id, p.id FROM monitoring_events m
-     JOIN webhook_endpoints p ON p.workspace_id = m.workspace_id AND (m.type = ANY(p.event_types) OR m.type = 'ping')
-     WHERE m.id = $1
-     ON CONFLICT (event_id, endpoint_id) DO UPDATE SET status = 'pending', next_attempt_at = now(), created_at = now(),
-       finished_at = NULL, attempts = 0`,
-    [id],
-  );
-  return (await pool.query<StoredEvent>(`${EVENT_SELECT} WHERE m.id = $1`, [id])).rows[0]!;
-}
-
-/** A `ping` event to one endpoint, to try it. */
-export async function sendTestEvent(pool: pg.Pool, workspace: string, endpoint: string): Promise<StoredEvent> {
-  const { rows } = await pool.query('SELECT 1 FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2', [
-    workspace,
-    endpoint,
-  ]);
-  if (!rows[0]) throw new Refusal('not_found', 'id', `No webhook endpoint ${endpoint}.`);
-  const id = eventId();
-  await pool.query(
-    `INSERT INTO monitoring_events (id, workspace_id, type, payload)
-     VALUES ($1, $2, 'ping', jsonb_build_object('id', $1::text, 'type', 'ping', 'created_at', now(),
-       'data', jsonb_build_object('endpoint_id', $3::text)))`,
-    [id, workspace, endpoint],
-  );
-  await pool.query('INSERT INTO webhook_deliveries (event_id, endpoint_id) VALUES ($1, $2)', [id, endpoint]);
-  return (await pool.query<StoredEvent>(`${EVENT_SELECT} WHERE m.id = $1`, [id])).rows[0]!;
 }

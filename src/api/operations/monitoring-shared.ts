@@ -34,6 +34,14 @@ const Delivery = z.object({ endpoint_id: z.string(), status: z.string(), attempt
 export const MonitoringEvent = z
   .object({
     id: z.string().meta({ description: 'Stable: every retry and replay carries it; deduplicate on it.' }),
+    sequence: z
+      .number()
+      .int()
+      .meta({
+        description:
+          "The event's number in the workspace, 1, 2, 3... in the order written: sort by it, resume after it " +
+          '(`after_sequence`). Also in the payload.',
+      }),
     type: z.string(),
     created_at: z.string(),
     payload: z.unknown().meta({ description: 'The body each endpoint receives (docs/webhooks.md, "Events").' }),

@@ -8,10 +8,10 @@ import {
   addWatch,
   deleteSavedSearch,
   deleteWatch,
-  listEvents,
   listSavedSearches,
   listWatches,
 } from '../../monitoring/store.js';
+import { getEvent, listEvents } from '../../monitoring/event-log.js';
 import { defineOperation, type Operation } from '../operation.js';
 import { documentNumber, multi, pagination, text } from '../params.js';
 import { listEnvelope, singleEnvelope } from '../schemas.js';
@@ -36,20 +36,22 @@ const all = <T>(rows: T[]) => ({
 });
 const Removed = z.object({ removed: z.literal(true) });
 
-const listEntityWatches = defineOperation({
+export const listEntityWatches = defineOperation({
   name: 'listEntityWatches',
   tool: null,
   path: '/watches/entities',
   title: 'List watched entities',
   description: 'The entities the workspace watches, by document number. Free of charge.',
-  params: z.strictObject({}),
+  params: z.strictObject({ ...pagination(100, 1000) }),
   kind: 'list',
   result: Watch,
   response: listEnvelope(Watch),
   metered: false,
   errors: [],
-  async handle(_p, ctx) {
-    return all(await listWatches(ctx.services.monitoring.pool, who(ctx).workspace));
+  async handle(p, ctx) {
+    const page = { limit: p.limit, offset: p.offset };
+    const { rows, total } = await listWatches(ctx.services.monitoring.pool, who(ctx).workspace, page);
+    return listResult({ hits: rows, total }, page);
   },
 });
 
@@ -175,6 +177,16 @@ export const listWatchEvents = defineOperation({
       `Event types: ${EVENT_TYPES.join(', ')}.`,
       EVENT_TYPES,
     ).optional(),
+    after_sequence: z.coerce
+      .number({ error: 'must be an integer' })
+      .int({ error: 'must be an integer' })
+      .min(0, { error: 'must not be negative' })
+      .optional()
+      .meta({
+        description:
+          'Only the events numbered after this one, oldest first: pass the last `sequence` you handled to resume ' +
+          '(docs/webhooks.md, "Event order"). Without it, newest first.',
+      }),
     ...pagination(25, 200),
   }),
   kind: 'list',
@@ -186,10 +198,30 @@ export const listWatchEvents = defineOperation({
     const { rows, total } = await listEvents(ctx.services.monitoring.pool, who(ctx).workspace, {
       ...(p.since ? { since: p.since } : {}),
       ...(p.type ? { types: p.type } : {}),
+      ...(p.after_sequence === undefined ? {} : { afterSequence: p.after_sequence }),
       limit: p.limit,
       offset: p.offset,
     });
     return listResult({ hits: rows, total }, p);
+  },
+});
+
+export const getWatchEvent = defineOperation({
+  name: 'getWatchEvent',
+  tool: null,
+  path: '/watches/events/{id}',
+  title: 'One event of the watchlist',
+  description:
+    'One event by its id (the `webhook-id` of its deliveries), with its sequence number, the body its endpoints ' +
+    'receive and its deliveries: a receiver can check a delivery against it. Free of charge.',
+  params: z.strictObject({ id: monitoringId('evt', 'The event id.') }),
+  kind: 'single',
+  result: MonitoringEvent,
+  response: singleEnvelope(MonitoringEvent),
+  metered: false,
+  errors: [404],
+  async handle(p, ctx) {
+    return { data: await refusing(() => getEvent(ctx.services.monitoring.pool, who(ctx).workspace, p.id)) };
   },
 });
 
@@ -201,4 +233,5 @@ export const WATCH_OPERATIONS = [
   saveSearch,
   deleteSavedSearchWatch,
   listWatchEvents,
+  getWatchEvent,
 ] as unknown as readonly Operation[];

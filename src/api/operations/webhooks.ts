@@ -3,14 +3,8 @@
 // metered, not MCP tools.
 import { z } from 'zod';
 import { EVENT_TYPES } from '../../monitoring/events.js';
-import {
-  changeEndpoint,
-  createEndpoint,
-  deleteEndpoint,
-  listEndpoints,
-  replayEvent,
-  sendTestEvent,
-} from '../../monitoring/store.js';
+import { changeEndpoint, createEndpoint, deleteEndpoint, listEndpoints } from '../../monitoring/store.js';
+import { MAX_REPLAY_DELIVERIES, replayEvent, replayEvents, sendTestEvent } from '../../monitoring/event-log.js';
 import { listAttempts } from '../../monitoring/log.js';
 import { defineOperation, type Operation } from '../operation.js';
 import { pagination } from '../params.js';
@@ -24,7 +18,10 @@ const Endpoint = z
     url: z.string(),
     event_types: z.array(z.string()),
     paused: z.boolean(),
-    paused_reason: z.string().nullable().meta({ description: "'paused by hand' or 'failing' (72 hours of failures)." }),
+    paused_reason: z
+      .string()
+      .nullable()
+      .meta({ description: "'paused by hand', 'failing' (72 hours of failures) or 'gone' (it answered 410 Gone)." }),
     created_at: z.string(),
     secret: z
       .string()
@@ -183,6 +180,57 @@ export const replayWebhookEvent = defineOperation({
   },
 });
 
+const instant = (description: string) =>
+  z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant' }).meta({ description });
+
+const Replayed = z
+  .object({
+    events: z.number().int().meta({ description: 'Events replayed.' }),
+    deliveries: z.number().int().meta({ description: 'Deliveries restarted (one per event and endpoint).' }),
+  })
+  .meta({ id: 'ReplayedRange' });
+
+export const replayWebhookEvents = defineOperation({
+  name: 'replayWebhookEvents',
+  tool: null,
+  method: 'post',
+  path: '/webhooks/events/replay',
+  title: 'Replay the events of a time range',
+  description:
+    'Sends again, each under its same id, the events written from `since` up to `until` (to every subscribed ' +
+    'endpoint, or to `endpoint_id` alone), or with `status: "failed"` only their deliveries that failed. Each ' +
+    `delivery's attempts start again from the first. At most ${MAX_REPLAY_DELIVERIES} deliveries at once. ` +
+    'Free of charge.',
+  params: z
+    .strictObject({
+      since: instant('The first instant of the range (inclusive), e.g. 2026-10-01T00:00:00Z.'),
+      until: instant('The end of the range (exclusive); now by default.').optional(),
+      status: z
+        .enum(['all', 'failed'], { error: 'must be all or failed' })
+        .default('all')
+        .meta({ description: '`failed`: only the deliveries that failed; `all` (default): every delivery.' }),
+      endpoint_id: monitoringId('we', 'Only the deliveries to this endpoint.').optional(),
+    })
+    .refine((p) => p.until === undefined || Date.parse(p.since) < Date.parse(p.until), {
+      path: ['until'],
+      error: 'must be after since',
+    }),
+  kind: 'single',
+  result: Replayed,
+  response: singleEnvelope(Replayed),
+  metered: false,
+  errors: [404],
+  async handle(p, ctx) {
+    const range = {
+      since: p.since,
+      until: p.until ?? new Date().toISOString(),
+      failedOnly: p.status === 'failed',
+      ...(p.endpoint_id ? { endpoint: p.endpoint_id } : {}),
+    };
+    return { data: await refusing(() => replayEvents(ctx.services.monitoring.pool, who(ctx).workspace, range)) };
+  },
+});
+
 const DeliveryAttempt = z
   .object({
     event_id: z.string(),
@@ -231,4 +279,5 @@ export const WEBHOOK_OPERATIONS = [
   testWebhook,
   listWebhookDeliveries,
   replayWebhookEvent,
+  replayWebhookEvents,
 ] as unknown as readonly Operation[];

@@ -8,6 +8,7 @@ import * as watchOps from '../../api/operations/watches.js';
 import * as hookOps from '../../api/operations/webhooks.js';
 import { listAttempts } from '../../monitoring/log.js';
 import * as store from '../../monitoring/store.js';
+import * as eventLog from '../../monitoring/event-log.js';
 import { keyValueLines } from '../output.js';
 import { action, json, type Ctx } from './accounts.js';
 
@@ -33,8 +34,8 @@ const endpointLine = (e: store.Endpoint): string =>
   `${e.id}  ${e.paused ? `paused (${e.paused_reason})` : 'active'}  ${e.url}  ${e.event_types.join(',')}`;
 const withSecret = ({ secret, ...endpoint }: store.Endpoint): string =>
   `${keyValueLines(endpoint)}\n\nSigning secret (shown once, keep it safe): ${secret}`;
-const eventLine = (e: store.StoredEvent): string =>
-  `${e.id}  ${e.type}  ${e.created_at}  ` +
+const eventLine = (e: eventLog.StoredEvent): string =>
+  `#${e.sequence}  ${e.id}  ${e.type}  ${e.created_at}  ` +
   (e.deliveries.map((d) => `${d.endpoint_id}:${d.status}(${d.attempts})`).join(' ') || 'no deliveries');
 
 /** `registry <group> <name> [arguments] --workspace <id> [--json]`. */
@@ -91,7 +92,7 @@ function registerWebhooks(program: Command): void {
     .action(
       action(
         (c, id: string, o: WorkspaceOpt) =>
-          store.sendTestEvent(c.pool, o.workspace, checkInput(hookOps.testWebhook, { id }).id),
+          eventLog.sendTestEvent(c.pool, o.workspace, checkInput(hookOps.testWebhook, { id }).id),
         eventLine,
       ),
     );
@@ -119,12 +120,19 @@ function registerWebhooks(program: Command): void {
 
 function registerWatches(program: Command): void {
   const watches = program.command('watches').description("a workspace's watched entities, saved searches and events");
-  sub(watches, 'list', 'the watched entities').action(
-    action(
-      (c, o: WorkspaceOpt) => listOf(c, o.workspace, () => store.listWatches(c.pool, o.workspace)),
-      (rows) => lines(rows, (w) => `${w.document_number}  ${w.name ?? '(no longer in the registry)'}`, 'no watches'),
-    ),
-  );
+  sub(watches, 'list', 'the watched entities, by document number')
+    .option('--limit <n>', 'how many (default 100, at most 1000)')
+    .option('--offset <n>', 'how many to skip')
+    .action(
+      action(
+        async (c, o: PageOpts) => {
+          const p = checkInput(watchOps.listEntityWatches, page(o));
+          const pageOf = { limit: p.limit, offset: p.offset };
+          return listOf(c, o.workspace, async () => (await store.listWatches(c.pool, o.workspace, pageOf)).rows);
+        },
+        (rows) => lines(rows, (w) => `${w.document_number}  ${w.name ?? '(no longer in the registry)'}`, 'no watches'),
+      ),
+    );
   sub(watches, 'add', 'watch an entity by document number')
     .argument('<document-number>')
     .action(
@@ -177,26 +185,29 @@ function registerWatches(program: Command): void {
         return { id, removed: true };
       }),
     );
-  sub(watches, 'events', 'the events, newest first, with their deliveries')
+  sub(watches, 'events', 'the events, newest first (oldest first after a sequence number), with their deliveries')
     .option('--since <instant>', 'only events from this ISO 8601 instant on')
+    .option('--after <sequence>', 'only the events numbered after this one, oldest first')
     .option('--type <types>', 'comma-separated event types')
     .option('--limit <n>', 'how many (default 25, at most 200)')
     .option('--offset <n>', 'how many to skip')
     .action(
       action(
-        async (c, o: PageOpts & { since?: string; type?: string }) => {
+        async (c, o: PageOpts & { since?: string; type?: string; after?: string }) => {
           const p = checkInput(watchOps.listWatchEvents, {
             ...(o.since ? { since: o.since } : {}),
+            ...(o.after ? { after_sequence: o.after } : {}),
             ...(o.type ? { type: o.type } : {}),
             ...page(o),
           });
           await plan(c, o.workspace);
           const opts = { limit: p.limit, offset: p.offset };
           return (
-            await store.listEvents(c.pool, o.workspace, {
+            await eventLog.listEvents(c.pool, o.workspace, {
               ...opts,
               ...(p.since ? { since: p.since } : {}),
               ...(p.type ? { types: p.type } : {}),
+              ...(p.after_sequence === undefined ? {} : { afterSequence: p.after_sequence }),
             })
           ).rows;
         },
@@ -208,8 +219,32 @@ function registerWatches(program: Command): void {
     .action(
       action(
         (c, id: string, o: WorkspaceOpt) =>
-          store.replayEvent(c.pool, o.workspace, checkInput(hookOps.replayWebhookEvent, { id }).id),
+          eventLog.replayEvent(c.pool, o.workspace, checkInput(hookOps.replayWebhookEvent, { id }).id),
         eventLine,
+      ),
+    );
+  sub(watches, 'replay-range', 'send again the events written in a time range (or only their failed deliveries)')
+    .requiredOption('--since <instant>', 'the first ISO 8601 instant of the range')
+    .option('--until <instant>', 'the end of the range, exclusive (now by default)')
+    .option('--failed', 'only the deliveries that failed')
+    .option('--endpoint <id>', 'only the deliveries to this endpoint')
+    .action(
+      action(
+        (c, o: WorkspaceOpt & { since: string; until?: string; failed?: boolean; endpoint?: string }) => {
+          const p = checkInput(hookOps.replayWebhookEvents, {
+            since: o.since,
+            ...(o.until ? { until: o.until } : {}),
+            ...(o.failed ? { status: 'failed' } : {}),
+            ...(o.endpoint ? { endpoint_id: o.endpoint } : {}),
+          });
+          return eventLog.replayEvents(c.pool, o.workspace, {
+            since: p.since,
+            until: p.until ?? new Date().toISOString(),
+            failedOnly: p.status === 'failed',
+            ...(p.endpoint_id ? { endpoint: p.endpoint_id } : {}),
+          });
+        },
+        (r) => `${r.events} events replayed, ${r.deliveries} deliveries restarted`,
       ),
     );
 }

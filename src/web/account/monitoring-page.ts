@@ -6,7 +6,8 @@ import type { MonitoringLimits } from '../../accounts/catalog.js';
 import { EVENT_TYPES } from '../../monitoring/events.js';
 import type { LoggedAttempt } from '../../monitoring/log.js';
 import type { SavedSearch } from '../../monitoring/matches.js';
-import type { Endpoint, StoredEvent, Watch } from '../../monitoring/store.js';
+import type { StoredEvent } from '../../monitoring/event-log.js';
+import type { Endpoint, Watch } from '../../monitoring/store.js';
 import type { FieldErrors } from '../forms.js';
 import { html, num, when, type Html } from '../html.js';
 import { csrfField } from '../layout.js';
@@ -16,7 +17,8 @@ export interface MonitoringView {
   readonly limits: MonitoringLimits;
   readonly endpoints: Endpoint[];
   readonly attempts: Array<{ url: string; rows: LoggedAttempt[] }>;
-  readonly watches: Watch[];
+  /** A page of the watches (`offset` the first shown) and how many there are. */
+  readonly watches: { rows: Watch[]; total: number; offset: number; shown: number };
   readonly searches: SavedSearch[];
   readonly events: { rows: StoredEvent[]; total: number };
   readonly attemptsShown: number;
@@ -97,7 +99,7 @@ function stats(v: MonitoringView): Html {
     </div>`;
   return html`<div class="stats">
     ${stat('Webhook endpoints', v.endpoints.length, v.limits.endpoints)}
-    ${stat('Watched entities', v.watches.length, v.limits.watches)}
+    ${stat('Watched entities', v.watches.total, v.limits.watches)}
     ${stat('Saved searches', v.searches.length, v.limits.savedSearches)}
   </div>`;
 }
@@ -202,13 +204,25 @@ function attemptsCard(v: MonitoringView): Html {
   </div>`;
 }
 
+/** Links to the previous and next pages of watches, when there are more than one page shows. */
+function watchPages(w: MonitoringView['watches']): Html {
+  if (w.total <= w.shown) return html``;
+  const link = (offset: number, text: string) =>
+    html`<a href="/account/monitoring?watches_offset=${String(offset)}#watches">${text}</a>`;
+  const last = Math.min(w.offset + w.shown, w.total);
+  return html`<p class="hint">
+    ${num(w.offset + 1)} to ${num(last)} of ${num(w.total)}, by document number.
+    ${w.offset > 0 ? link(Math.max(0, w.offset - w.shown), 'Previous') : ''} ${last < w.total ? link(last, 'Next') : ''}
+  </p>`;
+}
+
 function watchesCard(req: FastifyRequest, v: MonitoringView, state: FormState): Html {
   const f = formParts(req, state);
-  return html`<div class="card">
+  return html`<div class="card" id="watches">
     <h2>Watched entities</h2>
     ${table(
       ['Document number', 'Name', 'Since', ''],
-      v.watches.map(
+      v.watches.rows.map(
         (w) =>
           html`<tr>
             <td class="mono">${w.document_number}</td>
@@ -227,6 +241,7 @@ function watchesCard(req: FastifyRequest, v: MonitoringView, state: FormState): 
       ),
       'No watched entity yet.',
     )}
+    ${watchPages(v.watches)}
     <form method="post" action="/account/monitoring/watches" class="add" novalidate>
       ${f.csrf}
       <div class="row">

@@ -10,6 +10,7 @@ import * as watchOps from '../../api/operations/watches.js';
 import * as hookOps from '../../api/operations/webhooks.js';
 import { listAttempts } from '../../monitoring/log.js';
 import * as store from '../../monitoring/store.js';
+import * as eventLog from '../../monitoring/event-log.js';
 import type { WebDeps } from '../context.js';
 import type { FieldErrors } from '../forms.js';
 import { html } from '../html.js';
@@ -21,6 +22,8 @@ import { monitoringBody, SEARCH_FIELDS, type FormState } from './monitoring-page
 const MONITORING_EVENTS_SHOWN = 25;
 /** Latest attempts shown per endpoint: enough to see whether it answers; the API pages through the log. */
 const ATTEMPTS_SHOWN = 5;
+/** Watches on one page: a plan may keep 50,000; the rest are a link away. */
+const WATCHES_SHOWN = 100;
 
 const PAGE = '/account/monitoring' as const;
 
@@ -65,11 +68,13 @@ async function show(req: FastifyRequest, reply: FastifyReply, deps: WebDeps, m: 
   const limits = PLANS[(await workspaceOf(deps, m)).plan].monitoring;
   if (!limits) return render(req, reply, deps, m, { ...page, status: o.status ? 403 : 200, body: notOnPlan() });
   const { pool } = deps;
+  const asked = Number((req.query as { watches_offset?: string }).watches_offset);
+  const watchPage = { limit: WATCHES_SHOWN, offset: Number.isSafeInteger(asked) && asked > 0 ? asked : 0 };
   const [endpoints, watches, searches, events] = await Promise.all([
     store.listEndpoints(pool, m.workspaceId),
-    store.listWatches(pool, m.workspaceId),
+    store.listWatches(pool, m.workspaceId, watchPage),
     store.listSavedSearches(pool, m.workspaceId),
-    store.listEvents(pool, m.workspaceId, { limit: MONITORING_EVENTS_SHOWN, offset: 0 }),
+    eventLog.listEvents(pool, m.workspaceId, { limit: MONITORING_EVENTS_SHOWN, offset: 0 }),
   ]);
   const attempts = await Promise.all(
     endpoints.map(async (e) => ({
@@ -77,7 +82,15 @@ async function show(req: FastifyRequest, reply: FastifyReply, deps: WebDeps, m: 
       rows: (await listAttempts(pool, m.workspaceId, e.id, { limit: ATTEMPTS_SHOWN, offset: 0 })).rows,
     })),
   );
-  const view = { limits, endpoints, attempts, watches, searches, events, attemptsShown: ATTEMPTS_SHOWN };
+  const view = {
+    limits,
+    endpoints,
+    attempts,
+    watches: { ...watches, offset: watchPage.offset, shown: WATCHES_SHOWN },
+    searches,
+    events,
+    attemptsShown: ATTEMPTS_SHOWN,
+  };
   return render(req, reply, deps, m, { ...page, body: monitoringBody(req, view, o.state) });
 }
 
@@ -148,7 +161,7 @@ type Act = (pool: WebDeps['pool'], workspace: string, id: string) => Promise<unk
 const ENDPOINT_ACTIONS: Record<string, [typeof hookOps.pauseWebhook, Act, string]> = {
   pause: [hookOps.pauseWebhook, (p, w, id) => store.changeEndpoint(p, w, id, 'pause'), 'paused'],
   resume: [hookOps.resumeWebhook, (p, w, id) => store.changeEndpoint(p, w, id, 'resume'), 'resumed'],
-  test: [hookOps.testWebhook, (p, w, id) => store.sendTestEvent(p, w, id), 'tested'],
+  test: [hookOps.testWebhook, (p, w, id) => eventLog.sendTestEvent(p, w, id), 'tested'],
   delete: [hookOps.deleteWebhook, (p, w, id) => store.deleteEndpoint(p, w, id), 'deleted'],
 };
 
@@ -233,7 +246,7 @@ export async function monitoringRoutes(app: FastifyInstance, deps: WebDeps): Pro
   );
   removal(
     `${PAGE}/events/:id/replay`,
-    (m, id) => store.replayEvent(pool, m.workspaceId, checkInput(hookOps.replayWebhookEvent, { id }).id),
+    (m, id) => eventLog.replayEvent(pool, m.workspaceId, checkInput(hookOps.replayWebhookEvent, { id }).id),
     'replayed',
   );
 
