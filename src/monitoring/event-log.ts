@@ -66,6 +66,9 @@ export async function getEvent(pool: pg.Pool, workspace: string, id: string): Pr
   return rows[0];
 }
 
+const FAILED_ONLY = `AND EXISTS (SELECT 1 FROM webhook_deliveries d
+  WHERE d.event_id = m.id AND d.endpoint_id = p.id AND d.status = 'failed')`;
+
 /**
  * The deliveries a replay restarts: the chosen events' to every endpoint subscribed to their type (a `ping` to
  * every endpoint), or only those that failed; from $1's events chosen by `events`, to $2 when not null.
@@ -74,7 +77,7 @@ const replayTargets = (events: string, failedOnly: boolean): string => `
   SELECT m.id AS event_id, p.id AS endpoint_id FROM monitoring_events m
   JOIN webhook_endpoints p ON p.workspace_id = m.workspace_id AND (m.type = ANY(p.event_types) OR m.type = 'ping')
   WHERE m.workspace_id = $1 AND (${events}) AND ($2::text IS NULL OR p.id = $2)
-  ${failedOnly ? `AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = m.id AND d.endpoint_id = p.id AND d.status = 'failed')` : ''}`;
+  ${failedOnly ? FAILED_ONLY : ''}`;
 
 /** Restarts deliveries as new ones: their attempts count from the first again (the backoff from its base). */
 const RESTART = `INSERT INTO webhook_deliveries (event_id, endpoint_id) SELECT event_id, endpoint_id FROM targets
