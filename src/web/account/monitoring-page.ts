@@ -300,10 +300,11 @@ function eventsCard(req: FastifyRequest, v: MonitoringView): Html {
   return html`<div class="card">
     <h2>Latest events</h2>
     ${table(
-      ['Time (UTC)', 'Event', 'Type', 'Deliveries', ''],
+      ['#', 'Time (UTC)', 'Event', 'Type', 'Deliveries', ''],
       v.events.rows.map(
         (e) =>
           html`<tr>
+            <td class="num">${num(e.sequence)}</td>
             <td class="nowrap">${when(e.created_at)}</td>
             <td class="mono">${e.id}</td>
             <td>${e.type}</td>
