@@ -126,10 +126,20 @@ describe('members', () => {
       '/account/members?done=invited',
     );
     carol = new WebClient(t, '10.1.0.3');
-    await carol.signUp('carol@example.com');
     const token = linkToken(await lastMail(t, 'carol@example.com', /invited you/), 'invite');
     assert.match((await carol.get(`/invite/${token}`)).body, /Join alice@example.com/);
-    assert.equal((await carol.post(`/invite/${token}`)).headers.location, '/account?done=joined');
+    // Carol has no account: she signs up with the invited address, and verifying it makes her a member.
+    await carol.get('/signup');
+    await carol.post('/signup', { email: 'carol@example.com', password: 'correct horse battery' });
+    const verify = linkToken(await lastMail(t, 'carol@example.com', /Verify/), 'verify');
+    await carol.get(`/verify?token=${verify}`);
+    const welcome = await carol.post('/verify', { token: verify });
+    assert.match(welcome.body, /You joined <strong>alice@example.com<\/strong>/);
+    assert.doesNotMatch(welcome.body, /new-key|free trial/, 'no trial workspace of her own');
+    const { rows } = await t.db.pool.query(
+      `SELECT m.role FROM workspace_members m JOIN users u ON u.id = m.user_id WHERE u.email = 'carol@example.com'`,
+    );
+    assert.deepEqual(rows, [{ role: 'member' }]);
     assert.match((await carol.get('/account')).body, /id="balance">\d+</);
     await carol.get('/account/keys');
     const created = await carol.post('/account/keys', { name: 'carol key', kind: 'test' });
@@ -164,11 +174,23 @@ describe('members', () => {
       '/account/members?done=removed',
     );
     const keys = await carol.get('/account/keys');
+    assert.equal(keys.statusCode, 403);
+    assert.match(keys.body, /You are in no workspace/);
     assert.doesNotMatch(keys.body, /carol key|First key.*alice/);
-    assert.equal(
-      (await carol.post(`/account/keys/${await keyIdOf(keyA)}/revoke`)).headers.location,
-      '/account/keys?done=no_such_key',
-    );
+    assert.equal((await carol.post(`/account/keys/${await keyIdOf(keyA)}/revoke`)).statusCode, 403);
     assert.equal((await t.get('/v1/account/usage', keyA)).statusCode, 200);
+    // She opens a workspace of her own, on the trial, once.
+    const opened = await carol.post('/workspaces/own');
+    assert.equal(opened.statusCode, 201, opened.body);
+    const own = /id="new-key">(svc_live_\w+)</.exec(opened.body)![1]!;
+    assert.equal((await t.get('/v1/account/usage', own)).json().data.plan, 'free_trial');
+    assert.doesNotMatch((await carol.get('/account/keys')).body, /carol key/);
+    await carol.get('/account');
+    assert.equal((await carol.post('/workspaces/own')).headers.location, '/account', 'one trial an address');
+    const { rows } = await t.db.pool.query(
+      `SELECT count(*)::int AS n FROM workspace_members m JOIN users u ON u.id = m.user_id
+       WHERE u.email = 'carol@example.com' AND m.role = 'owner'`,
+    );
+    assert.equal(rows[0].n, 1);
   });
 });

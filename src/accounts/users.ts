@@ -45,14 +45,21 @@ export async function signUp(
   email: string,
   password: string,
   now: Date,
+  intendedPlan: string | null = null,
 ): Promise<{ user: User; created: boolean }> {
   const hash = await hashPassword(password);
   const { rows } = await pool.query<User>(
-    `INSERT INTO users (id, email, password_hash, created_at, password_changed_at) VALUES ($1, $2, $3, $4, $4)
+    `INSERT INTO users (id, email, password_hash, created_at, password_changed_at, intended_plan)
+     VALUES ($1, $2, $3, $4, $4, $5)
      ON CONFLICT (email) DO NOTHING RETURNING ${USER_COLUMNS}`,
-    [`usr_${base62(16)}`, normalizeEmail(email), hash, now],
+    [`usr_${base62(16)}`, normalizeEmail(email), hash, now, intendedPlan],
   );
   if (rows[0]) return { user: rows[0], created: true };
+  // An address not yet verified signing up again: its latest choice of plan stands (its password does not change).
+  await pool.query('UPDATE users SET intended_plan = $2 WHERE email = $1 AND email_verified_at IS NULL', [
+    normalizeEmail(email),
+    intendedPlan,
+  ]);
   return { user: (await findUser(pool, email))!, created: false };
 }
 
@@ -64,6 +71,15 @@ export async function issueEmailToken(db: Db, userId: string, purpose: EmailPurp
     [tokenHash(token), userId, purpose, now, new Date(now.getTime() + EMAIL_TOKEN_TTL_MS[purpose])],
   );
   return token;
+}
+
+/** Whether a link token may still be used (unknown, used, expired and other purposes may not); uses nothing. */
+export async function emailTokenOpen(db: Db, token: string, purpose: EmailPurpose, now: Date): Promise<boolean> {
+  const { rows } = await db.query(
+    'SELECT 1 FROM email_tokens WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3',
+    [tokenHash(token), purpose, now],
+  );
+  return rows.length > 0;
 }
 
 /** Uses a link token once: its user, or null when unknown, used, expired or for another purpose. */
@@ -80,6 +96,10 @@ export interface Verified {
   readonly user: User;
   /** The user's own workspace and its first live key (shown once), made by this verification; null after. */
   readonly opened: { workspace: Workspace; key: CreatedKey } | null;
+  /** The workspaces whose open invitations of this address the first verification accepted. */
+  readonly joined: string[];
+  /** The plan chosen on the pricing page before signing up, offered once after the first verification. */
+  readonly intendedPlan: string | null;
 }
 
 /**
@@ -99,16 +119,35 @@ export async function verifyEmail(
   });
 }
 
-/** The address is verified; a user in no workspace yet gets their own, on the free trial. */
+/**
+ * The address is verified. The first time, the open invitations of the address are accepted (the link proved the
+ * mailbox they were sent to): the user lands in the inviting workspaces. A user then in no workspace gets their
+ * own, on the free trial.
+ */
 async function markVerified(client: pg.PoolClient, userId: string, pepper: string, clock: Clock): Promise<Verified> {
   const now = clock.now();
-  const { rows } = await client.query<User>(
-    `UPDATE users SET email_verified_at = coalesce(email_verified_at, $2) WHERE id = $1 RETURNING ${USER_COLUMNS}`,
+  // The subquery reads the row before this update: whether this is the first verification.
+  const { rows } = await client.query<User & { first: boolean; intended_plan: string | null }>(
+    `UPDATE users u SET email_verified_at = coalesce(u.email_verified_at, $2), intended_plan = NULL
+     FROM (SELECT email_verified_at IS NULL AS first, intended_plan FROM users WHERE id = $1 FOR UPDATE) was
+     WHERE u.id = $1 RETURNING ${USER_COLUMNS}, was.first, was.intended_plan`,
     [userId, now],
   );
-  const user = rows[0]!;
+  const { first, intended_plan: chosen, ...user } = rows[0]!;
+  const intendedPlan = first ? chosen : null;
+  const joined = first ? await acceptOpenInvitations(client, user, now) : [];
   const { rowCount } = await client.query('SELECT 1 FROM workspace_members WHERE user_id = $1', [userId]);
-  if (rowCount) return { user, opened: null };
+  if (rowCount) return { user, opened: null, joined, intendedPlan };
+  return { user, opened: await openTrial(client, user, pepper, clock), joined, intendedPlan };
+}
+
+/** A workspace on the free trial owned by the user, with its first live key. */
+async function openTrial(
+  client: pg.PoolClient,
+  user: User,
+  pepper: string,
+  clock: Clock,
+): Promise<{ workspace: Workspace; key: CreatedKey }> {
   const opened = await insertWorkspace(
     client,
     { plan: 'free_trial', name: user.email, keyName: 'First key' },
@@ -117,9 +156,46 @@ async function markVerified(client: pg.PoolClient, userId: string, pepper: strin
   );
   await client.query(
     `INSERT INTO workspace_members (workspace_id, user_id, role, created_at) VALUES ($1, $2, 'owner', $3)`,
-    [opened.workspace.id, userId, now],
+    [opened.workspace.id, user.id, clock.now()],
   );
-  return { user, opened };
+  return opened;
+}
+
+/**
+ * A workspace of their own on the free trial for a verified user who owns none (one who joined by invitation and
+ * was removed, say): one mailbox, one trial. Null when the user owns a workspace already or is not verified.
+ */
+export async function openOwnWorkspace(
+  pool: pg.Pool,
+  userId: string,
+  pepper: string,
+  clock: Clock,
+): Promise<{ workspace: Workspace; key: CreatedKey } | null> {
+  return inTransaction(pool, async (client) => {
+    // The user's row locked: two clicks at once open one workspace.
+    const { rows } = await client.query<User>(
+      `SELECT ${USER_COLUMNS} FROM users WHERE id = $1 AND email_verified_at IS NOT NULL FOR UPDATE`,
+      [userId],
+    );
+    if (!rows[0]) return null;
+    const owns = await client.query(`SELECT 1 FROM workspace_members WHERE user_id = $1 AND role = 'owner'`, [userId]);
+    if (owns.rowCount) return null;
+    return openTrial(client, rows[0], pepper, clock);
+  });
+}
+
+/** Accepts every open invitation of the user's address, as a member; returns the workspaces joined. */
+async function acceptOpenInvitations(client: pg.PoolClient, user: User, now: Date): Promise<string[]> {
+  const { rows } = await client.query<{ workspace_id: string }>(
+    `WITH accepted AS (
+       UPDATE invitations SET accepted_at = $3
+       WHERE email = $2 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > $3 RETURNING workspace_id)
+     INSERT INTO workspace_members (workspace_id, user_id, role, created_at)
+     SELECT DISTINCT workspace_id, $1, 'member', $3::timestamptz FROM accepted
+     ON CONFLICT DO NOTHING RETURNING workspace_id`,
+    [user.id, user.email, now],
+  );
+  return rows.map((r) => r.workspace_id).sort();
 }
 
 /** The user whose address and password these are, or null (as slow either way: no one learns which addresses exist). */

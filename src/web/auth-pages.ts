@@ -1,6 +1,6 @@
 // The signed-out pages: sign up, log in, mail sent, verify, forgot and reset password, invitations.
 import type { FastifyRequest } from 'fastify';
-import { PLANS } from '../accounts/catalog.js';
+import { PLANS, type PlanSlug } from '../accounts/catalog.js';
 import { PASSWORD_MIN } from '../accounts/passwords.js';
 import type { FieldErrors } from './forms.js';
 import { html, num, type Html } from './html.js';
@@ -53,7 +53,22 @@ const narrow = (req: FastifyRequest, title: string, inner: Html, current?: strin
 const formNotice = (errors: FieldErrors): Html =>
   errors.form ? noticeBox({ kind: 'error', text: errors.form }) : html``;
 
-export function signupPage(req: FastifyRequest, errors: FieldErrors = {}, email = ''): string {
+/** The plan chosen on the pricing page, as sign-up carries it. */
+const chosenPlan = (plan: PlanSlug | null): Html =>
+  plan
+    ? html`<p class="notice ok">
+          You chose the <strong>${PLANS[plan].name}</strong> plan: right after you verify your address, you can
+          subscribe to it in one step. Your trial's credits are yours meanwhile.
+        </p>
+        <input type="hidden" name="plan" value="${plan}" />`
+    : html``;
+
+export function signupPage(
+  req: FastifyRequest,
+  errors: FieldErrors = {},
+  email = '',
+  plan: PlanSlug | null = null,
+): string {
   return narrow(
     req,
     'Sign up',
@@ -62,9 +77,9 @@ export function signupPage(req: FastifyRequest, errors: FieldErrors = {}, email 
         Free trial: ${num(PLANS.free_trial.monthlyCredits)} credits, no card. Your first API key is shown as soon as you
         verify your address.
       </p>
-      ${formNotice(errors)}
+      ${formNotice(errors)} ${errors.plan ? noticeBox({ kind: 'error', text: errors.plan }) : ''}
       <form method="post" action="/signup" novalidate>
-        ${csrfField(req)} ${emailInput(errors, email)}
+        ${csrfField(req)} ${chosenPlan(plan)} ${emailInput(errors, email)}
         ${passwordInput(errors, 'password', 'Password', 'new-password', `At least ${PASSWORD_MIN} characters.`)}
         <button type="submit">Create account</button>
       </form>
@@ -118,36 +133,83 @@ export function verifyPage(req: FastifyRequest, token: string): string {
   );
 }
 
-export function linkInvalidPage(req: FastifyRequest, what: string): string {
-  return narrow(
-    req,
-    'Link no longer valid',
-    html`<h1>This link is no longer valid</h1>
-      <p>${what} links work once and expire. <a href="/login">Log in</a>, or ask for a new one:</p>
+/** What a spent or unknown link was for: each offers its own way on. */
+export type LinkKind = 'verification' | 'reset' | 'invitation';
+
+const LINK_WAY_ON: Record<LinkKind, (req: FastifyRequest) => Html> = {
+  verification: (req) =>
+    html`<p>Verification links work once and expire after two days. Ask for a new one:</p>
       <form method="post" action="/verify/resend" novalidate>
         ${csrfField(req)} ${emailInput({}, '', false)}
         <button type="submit" class="secondary">Send a new verification link</button>
       </form>
-      <p class="hint"><a href="/forgot">Reset your password</a> instead.</p>`,
+      <p class="hint">Already verified? <a href="/login">Log in</a>.</p>`,
+  reset: (req) =>
+    html`<p>Password reset links work once and expire after an hour. Ask for a new one:</p>
+      <form method="post" action="/forgot" novalidate>
+        ${csrfField(req)} ${emailInput({}, '', false)}
+        <button type="submit" class="secondary">Send a new reset link</button>
+      </form>
+      <p class="hint">Remember it after all? <a href="/login">Log in</a>.</p>`,
+  invitation: () =>
+    html`<p>
+        Invitations work once and expire after seven days, and the workspace's owner may have withdrawn this one. Ask
+        the owner to invite you again; the new mail brings a new link.
+      </p>
+      <p class="hint">Already a member? <a href="/login">Log in</a>.</p>`,
+};
+
+export function linkInvalidPage(req: FastifyRequest, kind: LinkKind): string {
+  return narrow(
+    req,
+    'Link no longer valid',
+    html`<h1>This link is no longer valid</h1>
+      ${LINK_WAY_ON[kind](req)}`,
   );
 }
 
-/** The first page after verifying: the workspace's first live key, shown this once. */
-export function welcomePage(req: FastifyRequest, base: string, key: string | null): string {
-  const keyBlock = key
-    ? html`<p>Your first live API key. <strong>Copy it now: it is shown only this once.</strong></p>
-        <p class="key-once mono" id="new-key">${key}</p>
+export interface Welcome {
+  /** The new workspace's first live key, shown this once; null when no workspace was opened. */
+  readonly key: string | null;
+  /** The workspaces the user joined by invitation. */
+  readonly joined: string[];
+  /** The plan chosen before signing up, offered for checkout (the owner of the new workspace only). */
+  readonly plan: PlanSlug | null;
+}
+
+/** The first page after verifying: the workspace's first live key, shown this once, or the workspaces joined. */
+export function welcomePage(req: FastifyRequest, base: string, w: Welcome): string {
+  const keyBlock = w.key
+    ? html`<p>
+          Your workspace is on the free trial with ${num(PLANS.free_trial.monthlyCredits)} credits. Your first live API
+          key: <strong>copy it now, it is shown only this once.</strong>
+        </p>
+        <p class="key-once mono" id="new-key">${w.key}</p>
         <h2>Your first request</h2>
         <pre><code>curl -s "${base}/v1/entities/search?name=sunshine&amp;limit=3" \\
-  -H "Authorization: Bearer ${key}"</code></pre>`
+  -H "Authorization: Bearer ${w.key}"</code></pre>`
     : html`<p>Your address is verified.</p>`;
+  const joined = w.joined.length
+    ? html`<p>
+        You joined ${w.joined.map((name, i) => html`${i ? ', ' : ''}<strong>${name}</strong>`)}, as you were invited:
+        its keys, usage and request log are in your account.
+      </p>`
+    : html``;
+  const plan = w.plan
+    ? html`<h2>Your plan</h2>
+        <p>You chose the <strong>${PLANS[w.plan].name}</strong> plan on the pricing page.</p>
+        <form method="post" action="/account/billing/plan">
+          ${csrfField(req)}<input type="hidden" name="plan" value="${w.plan}" />
+          <button type="submit">Subscribe to ${PLANS[w.plan].name}</button>
+        </form>
+        <p class="hint">Or stay on the trial for now: plans are on the Billing page whenever you want one.</p>`
+    : html``;
   return narrow(
     req,
     'Welcome',
     html`<h1>Welcome to Registry Lookup</h1>
-      <p>Your workspace is on the free trial with ${num(PLANS.free_trial.monthlyCredits)} credits.</p>
-      ${keyBlock}
-      <p><a class="button" href="/account">Go to your account</a></p>`,
+      ${joined} ${keyBlock} ${plan}
+      <p><a class="button${w.plan ? ' secondary' : ''}" href="/account">Go to your account</a></p>`,
   );
 }
 
@@ -187,10 +249,13 @@ export function invitePage(
 ): string {
   let action: Html;
   if (!signedInAs)
-    action = html`<p>Log in as <strong>${inv.email}</strong> to accept, or sign up with that address first.</p>
+    action = html`<p>
+        Log in as <strong>${inv.email}</strong> to accept, or sign up with that address: once you verify it, you are a
+        member of ${inv.workspace_name}.
+      </p>
       <p>
         <a class="button" href="/login?next=${encodeURIComponent(`/invite/${token}`)}">Log in to accept</a>
-        <a class="button secondary" href="/signup">Sign up</a>
+        <a class="button secondary" href="/signup">Sign up with that address</a>
       </p>`;
   else if (signedInAs !== inv.email)
     action = html`<p class="notice error">

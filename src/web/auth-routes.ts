@@ -6,11 +6,15 @@ import { z } from 'zod';
 import { acceptInvitation, findInvitation } from '../accounts/members.js';
 import { chooseWorkspace, endSession, loadSession, openSession } from '../accounts/sessions.js';
 import { isTokenShaped } from '../accounts/tokens.js';
+import { getWorkspace } from '../accounts/workspaces.js';
+import { isSelfServe } from '../billing/plan-change.js';
 import {
+  emailTokenOpen,
   findUser,
   issueEmailToken,
   logIn,
   normalizeEmail,
+  openOwnWorkspace,
   resetPassword,
   signUp,
   verifyEmail,
@@ -34,7 +38,13 @@ import { alreadyRegisteredMail, resetMail, verificationMail } from './mails.js';
 /** Mails asked for one address (sign-up, new links, resets), per minute: enough to retry, too few to flood it. */
 const MAILS_PER_ADDRESS_PER_MINUTE = 2;
 
-const SignupForm = z.strictObject({ email: emailField, password: newPasswordField });
+const SignupForm = z.strictObject({
+  email: emailField,
+  password: newPasswordField,
+  plan: z.string().refine(isSelfServe, { error: 'Choose a plan on the pricing page.' }).optional(),
+});
+/** A plan asked for in a link (`/signup?plan=developer`), if it is one a customer can subscribe to. */
+const planOf = (raw: unknown) => (isSelfServe(raw) ? raw : null);
 const LoginForm = z.strictObject({ email: emailField, password: passwordField, next: z.string().max(200).optional() });
 const EmailForm = z.strictObject({ email: emailField });
 const TokenForm = z.strictObject({ token: z.string().refine(isTokenShaped, { error: 'This link is not valid.' }) });
@@ -64,17 +74,20 @@ export async function authRoutes(app: FastifyInstance, deps: WebDeps): Promise<v
     req.web = { session, csrfSecret: session.csrfSecret };
   };
 
-  app.get('/signup', async (req, reply) =>
-    webState(req).session ? reply.redirect('/account') : html(reply, 200, signupPage(req)),
-  );
+  app.get<{ Querystring: { plan?: unknown } }>('/signup', async (req, reply) => {
+    const plan = planOf(req.query.plan);
+    if (webState(req).session) return reply.redirect(plan ? '/account/billing' : '/account');
+    return html(reply, 200, signupPage(req, {}, '', plan));
+  });
   app.post('/signup', async (req, reply) => {
     if (refuseCsrf(req, reply)) return reply;
     const form = parseForm(SignupForm, req.body);
-    if (!form.ok) return html(reply, 400, signupPage(req, form.errors, sentBack(req.body, 'email')));
+    const plan = planOf((req.body as Record<string, unknown> | undefined)?.plan);
+    if (!form.ok) return html(reply, 400, signupPage(req, form.errors, sentBack(req.body, 'email'), plan));
     const email = normalizeEmail(form.data.email);
     const wait = await throttle(deps, req, 'signup', email, MAILS_PER_ADDRESS_PER_MINUTE);
     if (wait !== null) return throttled(req, reply, wait);
-    const { user, created } = await signUp(pool, email, form.data.password, clock.now());
+    const { user, created } = await signUp(pool, email, form.data.password, clock.now(), form.data.plan ?? null);
     if (created || !user.email_verified_at) {
       const token = await issueEmailToken(pool, user.id, 'verify', clock.now());
       await mailer.send(verificationMail(email, base, token));
@@ -84,23 +97,36 @@ export async function authRoutes(app: FastifyInstance, deps: WebDeps): Promise<v
 
   app.get<{ Querystring: { token?: unknown } }>('/verify', async (req, reply) => {
     const token = req.query.token;
-    if (!isTokenShaped(token)) return html(reply, 400, linkInvalidPage(req, 'Verification'));
+    if (!isTokenShaped(token) || !(await emailTokenOpen(pool, token, 'verify', clock.now())))
+      return html(reply, 400, linkInvalidPage(req, 'verification'));
     return html(reply, 200, verifyPage(req, token));
   });
   app.post('/verify', async (req, reply) => {
     if (refuseCsrf(req, reply)) return reply;
     const form = parseForm(TokenForm, req.body);
-    if (!form.ok) return html(reply, 400, linkInvalidPage(req, 'Verification'));
+    if (!form.ok) return html(reply, 400, linkInvalidPage(req, 'verification'));
     const verified = await verifyEmail(pool, form.data.token, deps.pepper, clock);
-    if (!verified) return html(reply, 400, linkInvalidPage(req, 'Verification'));
+    if (!verified) return html(reply, 400, linkInvalidPage(req, 'verification'));
     await signIn(req, reply, verified.user.id);
+    const session = webState(req).session!;
+    if (verified.joined[0]) await chooseWorkspace(pool, session, verified.joined[0]);
+    const joined = await Promise.all(verified.joined.map(async (id) => (await getWorkspace(pool, id)).name));
     reply.header('cache-control', 'no-store');
-    return html(reply, 200, welcomePage(req, base, verified.opened?.key.key ?? null));
+    return html(
+      reply,
+      200,
+      welcomePage(req, base, {
+        key: verified.opened?.key.key ?? null,
+        joined,
+        // Offered to the owner of the workspace just opened: a member of another's does not choose its plan.
+        plan: verified.opened ? planOf(verified.intendedPlan) : null,
+      }),
+    );
   });
   app.post('/verify/resend', async (req, reply) => {
     if (refuseCsrf(req, reply)) return reply;
     const form = parseForm(EmailForm, req.body);
-    if (!form.ok) return html(reply, 400, linkInvalidPage(req, 'Verification'));
+    if (!form.ok) return html(reply, 400, linkInvalidPage(req, 'verification'));
     const email = normalizeEmail(form.data.email);
     const wait = await throttle(deps, req, 'mail', email, MAILS_PER_ADDRESS_PER_MINUTE);
     if (wait !== null) return throttled(req, reply, wait);
@@ -164,7 +190,8 @@ export async function authRoutes(app: FastifyInstance, deps: WebDeps): Promise<v
   });
   app.get<{ Querystring: { token?: unknown } }>('/reset', async (req, reply) => {
     const token = req.query.token;
-    if (!isTokenShaped(token)) return html(reply, 400, linkInvalidPage(req, 'Password reset'));
+    if (!isTokenShaped(token) || !(await emailTokenOpen(pool, token, 'reset', clock.now())))
+      return html(reply, 400, linkInvalidPage(req, 'reset'));
     return html(reply, 200, resetPage(req, token));
   });
   app.post('/reset', async (req, reply) => {
@@ -173,20 +200,32 @@ export async function authRoutes(app: FastifyInstance, deps: WebDeps): Promise<v
     const token = sentBack(req.body, 'token');
     if (!form.ok)
       return form.errors.token
-        ? html(reply, 400, linkInvalidPage(req, 'Password reset'))
+        ? html(reply, 400, linkInvalidPage(req, 'reset'))
         : html(reply, 400, resetPage(req, token, form.errors));
     const wait = await throttle(deps, req, 'reset');
     if (wait !== null) return throttled(req, reply, wait);
     const user = await resetPassword(pool, form.data.token, form.data.password, deps.pepper, clock);
-    if (!user) return html(reply, 400, linkInvalidPage(req, 'Password reset'));
+    if (!user) return html(reply, 400, linkInvalidPage(req, 'reset'));
     clearCookie(reply, deps.cookies, deps.cookies.session);
     return reply.redirect('/login?done=password_reset', 303);
+  });
+
+  // A signed-in user in no workspace opens one of their own (the page of src/web/account/shared.ts offers it).
+  app.post('/workspaces/own', async (req, reply) => {
+    if (refuseCsrf(req, reply)) return reply;
+    const { session } = webState(req);
+    if (!session) return reply.redirect('/login', 303);
+    const opened = await openOwnWorkspace(pool, session.userId, deps.pepper, clock);
+    if (!opened) return reply.redirect('/account', 303);
+    await chooseWorkspace(pool, session, opened.workspace.id);
+    reply.header('cache-control', 'no-store');
+    return html(reply, 201, welcomePage(req, base, { key: opened.key.key, joined: [], plan: null }));
   });
 
   app.get<{ Params: { token: string } }>('/invite/:token', async (req, reply) => {
     const { token } = req.params;
     const inv = isTokenShaped(token) ? await findInvitation(pool, token, clock.now()) : null;
-    if (!inv) return html(reply, 404, linkInvalidPage(req, 'Invitation'));
+    if (!inv) return html(reply, 404, linkInvalidPage(req, 'invitation'));
     return html(reply, 200, invitePage(req, inv, token, webState(req).session?.email ?? null));
   });
   app.post<{ Params: { token: string } }>('/invite/:token', async (req, reply) => {
@@ -197,7 +236,7 @@ export async function authRoutes(app: FastifyInstance, deps: WebDeps): Promise<v
     const joined = isTokenShaped(token)
       ? await acceptInvitation(pool, token, { id: session.userId, email: session.email }, clock.now())
       : null;
-    if (!joined) return html(reply, 404, linkInvalidPage(req, 'Invitation'));
+    if (!joined) return html(reply, 404, linkInvalidPage(req, 'invitation'));
     await chooseWorkspace(pool, session, joined);
     return reply.redirect('/account?done=joined', 303);
   });

@@ -125,7 +125,9 @@ function planCard(p: Plan): Html {
   const cta =
     p.slug === 'enterprise'
       ? html`<a class="button secondary" href="mailto:sales@registry-lookup.example">Contact us</a>`
-      : html`<a class="button${p.slug === 'free_trial' ? '' : ' secondary'}" href="/signup"
+      : html`<a
+          class="button${p.slug === 'free_trial' ? '' : ' secondary'}"
+          href="/signup${p.slug === 'free_trial' ? '' : `?plan=${p.slug}`}"
           >${p.slug === 'free_trial' ? 'Start free' : `Choose ${p.name}`}</a
         >`;
   return html`<div class="card plan">

@@ -8,7 +8,7 @@ import { getWorkspace, type Workspace } from '../../accounts/workspaces.js';
 import { webState, type WebDeps } from '../context.js';
 import { refuseCsrf } from '../forms.js';
 import { html } from '../html.js';
-import { accountPage, type AccountPage, type Notice } from '../layout.js';
+import { accountPage, csrfField, page, type AccountPage, type Notice } from '../layout.js';
 
 export interface Member {
   readonly session: Session;
@@ -36,8 +36,31 @@ export async function guardMember(req: FastifyRequest, reply: FastifyReply): Pro
     return reply.redirect(`/login?next=${encodeURIComponent(next)}`, 303);
   }
   if (!session.workspaceId || !session.role)
-    return reply.code(403).type('text/html; charset=utf-8').send('This account belongs to no workspace.');
+    return reply
+      .code(403)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(noWorkspacePage(req));
   req.member = { session, workspaceId: session.workspaceId, role: session.role };
+}
+
+/** A signed-in user in no workspace (removed from the one they joined): a workspace of their own, or an invitation. */
+function noWorkspacePage(req: FastifyRequest): string {
+  return page(req, {
+    title: 'No workspace',
+    body: html`<div class="wrap page-narrow">
+      <div class="card">
+        <h1>You are in no workspace</h1>
+        <p>
+          Your account is not a member of any workspace now. Ask a workspace's owner to invite you again, or open a
+          workspace of your own on the free trial (one per address).
+        </p>
+        <form method="post" action="/workspaces/own">
+          ${csrfField(req)} <button type="submit">Open my own workspace</button>
+        </form>
+      </div>
+    </div>`,
+  });
 }
 
 /** The member of an account route (guardMember ran before it). */
