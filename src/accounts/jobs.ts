@@ -7,6 +7,7 @@ import { TEST_KEY_MONTHLY_CREDITS } from './catalog.js';
 import { purgeIdempotentRequests } from './idempotency.js';
 import { purgeRequestLogs } from './request-log.js';
 import { purgeSessions } from './sessions.js';
+import { purgeChallenges } from './two-factor.js';
 
 export const cycleJob: Job = {
   name: 'cycle',
@@ -45,12 +46,17 @@ const reservationSweepJob: Job = {
 const webPurgeJob: Job = {
   name: 'web_purge',
   schedule: '45 0 * * *',
-  description: 'deletes web sessions that are over and mailed links used or expired (daily, 00:45 UTC)',
+  description:
+    'deletes web sessions and second login steps that are over, and mailed links used or expired (daily, 00:45 UTC)',
   async run({ pool, asOf }) {
     const { rowCount } = await pool.query('DELETE FROM email_tokens WHERE expires_at <= $1 OR used_at IS NOT NULL', [
       asOf,
     ]);
-    return { sessions_deleted: await purgeSessions(pool, asOf), links_deleted: rowCount ?? 0 };
+    return {
+      sessions_deleted: await purgeSessions(pool, asOf),
+      links_deleted: rowCount ?? 0,
+      login_steps_deleted: await purgeChallenges(pool, asOf),
+    };
   },
 };
 

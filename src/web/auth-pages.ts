@@ -43,7 +43,7 @@ function passwordInput(errors: FieldErrors, name: string, label: string, autocom
   </div>`;
 }
 
-const narrow = (req: FastifyRequest, title: string, inner: Html, current?: string): string =>
+export const narrow = (req: FastifyRequest, title: string, inner: Html, current?: string): string =>
   page(req, {
     title,
     body: html`<div class="wrap page-narrow"><div class="card">${inner}</div></div>`,

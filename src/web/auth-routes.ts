@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { acceptInvitation, findInvitation } from '../accounts/members.js';
 import { chooseWorkspace, endSession, loadSession, openSession } from '../accounts/sessions.js';
 import { isTokenShaped } from '../accounts/tokens.js';
+import { answerChallenge, openChallenge, requiresSecondFactor } from '../accounts/two-factor.js';
 import { getWorkspace } from '../accounts/workspaces.js';
 import { isSelfServe } from '../billing/plan-change.js';
 import {
@@ -34,6 +35,7 @@ import { webState, throttle, type WebDeps } from './context.js';
 import { clearCookie, setCookie } from './cookies.js';
 import { emailField, newPasswordField, parseForm, passwordField, refuseCsrf, sentBack, throttled } from './forms.js';
 import { alreadyRegisteredMail, resetMail, verificationMail } from './mails.js';
+import { secondStepPage } from './two-factor-pages.js';
 
 /** Mails asked for one address (sign-up, new links, resets), per minute: enough to retry, too few to flood it. */
 const MAILS_PER_ADDRESS_PER_MINUTE = 2;
@@ -47,6 +49,10 @@ const SignupForm = z.strictObject({
 const planOf = (raw: unknown) => (isSelfServe(raw) ? raw : null);
 const LoginForm = z.strictObject({ email: emailField, password: passwordField, next: z.string().max(200).optional() });
 const EmailForm = z.strictObject({ email: emailField });
+const CodeForm = z.strictObject({
+  challenge: z.string().refine(isTokenShaped, { error: 'Log in again.' }),
+  code: z.string().trim().min(1, { error: 'Enter the code.' }).max(20, { error: 'That is not a code.' }),
+});
 const TokenForm = z.strictObject({ token: z.string().refine(isTokenShaped, { error: 'This link is not valid.' }) });
 const ResetForm = z.strictObject({
   token: z.string().refine(isTokenShaped, { error: 'This link is not valid.' }),
@@ -164,8 +170,33 @@ export async function authRoutes(app: FastifyInstance, deps: WebDeps): Promise<v
       await mailer.send(verificationMail(address, base, await issueEmailToken(pool, user.id, 'verify', clock.now())));
       return again(403, { form: 'Verify your address first: we just mailed you a new link.' });
     }
+    if (await requiresSecondFactor(pool, user.id)) {
+      // No session yet: the second step's token is the only thing this browser holds.
+      reply.header('cache-control', 'no-store');
+      return html(reply, 200, secondStepPage(req, await openChallenge(pool, user.id, next, clock.now())));
+    }
     await signIn(req, reply, user.id);
     return reply.redirect(next ?? '/account', 303);
+  });
+  app.post('/login/code', async (req, reply) => {
+    if (refuseCsrf(req, reply)) return reply;
+    const form = parseForm(CodeForm, req.body);
+    const challenge = sentBack(req.body, 'challenge');
+    if (!form.ok && !isTokenShaped(challenge)) return reply.redirect('/login', 303);
+    if (!form.ok) return html(reply, 400, secondStepPage(req, challenge, form.errors));
+    const wait = await throttle(deps, req, 'login');
+    if (wait !== null) return throttled(req, reply, wait);
+    const outcome = await answerChallenge(pool, form.data.challenge, form.data.code, clock.now());
+    if (outcome.kind === 'over')
+      return html(
+        reply,
+        401,
+        loginPage(req, { errors: { form: 'The code step expired or had too many tries: log in again.' } }),
+      );
+    if (outcome.kind === 'wrong')
+      return html(reply, 401, secondStepPage(req, challenge, { code: 'This code is not right, or was used already.' }));
+    await signIn(req, reply, outcome.userId);
+    return reply.redirect(safeNext(outcome.next) ?? '/account', 303);
   });
 
   app.post('/logout', async (req, reply) => {

@@ -17,6 +17,7 @@ import { memberRoutes } from './account/members.js';
 import { overviewRoutes } from './account/overview.js';
 import { playgroundRoutes } from './account/playground.js';
 import { settingsRoutes } from './account/settings.js';
+import { twoFactorRoutes } from './account/two-factor.js';
 import { guardMember } from './account/shared.js';
 import { authRoutes } from './auth-routes.js';
 import { loadWebState, type WebDeps } from './context.js';
@@ -90,6 +91,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
       playgroundRoutes,
       memberRoutes,
       settingsRoutes,
+      twoFactorRoutes,
     ])
       await routes(account, deps);
   });

@@ -1,22 +1,26 @@
-// Settings: change the password (every session of the user ends, this browser signs in again).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// Settings: change the password (every session of the user ends, this browser signs in again); the two-factor
+// card (its routes: two-factor.ts).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { openSession } from '../../accounts/sessions.js';
+import { twoFactorState } from '../../accounts/two-factor.js';
 import { changePassword } from '../../accounts/users.js';
 import { throttle, type WebDeps } from '../context.js';
 import { setCookie } from '../cookies.js';
 import { newPasswordField, parseForm, passwordField, throttled, type FieldErrors } from '../forms.js';
 import { html, type Html } from '../html.js';
 import { csrfField, type Notice } from '../layout.js';
+import { twoFactorCard } from '../two-factor-pages.js';
 import { memberOf, noticeFrom, render } from './shared.js';
 
 const ChangePassword = z.strictObject({ current: passwordField, password: newPasswordField });
 
 const NOTICES: Record<string, Notice> = {
   password_changed: { kind: 'ok', text: 'Password changed. Every other browser is signed out.' },
+  two_factor_off: { kind: 'ok', text: 'Two-factor login is off: your password alone logs you in.' },
 };
 
-function body(req: FastifyRequest, email: string, errors: FieldErrors): Html {
+function body(req: FastifyRequest, email: string, errors: FieldErrors, twoFactor: Html): Html {
   const error = (f: string) => (errors[f] ? html`<p class="hint field-error" role="alert">${errors[f]}</p>` : '');
   return html`<div class="card">
       <h2>Account</h2>
@@ -45,30 +49,36 @@ function body(req: FastifyRequest, email: string, errors: FieldErrors): Html {
         </div>
         <button type="submit">Change password</button>
       </form>
-    </div>`;
+    </div>
+    ${twoFactor}`;
+}
+
+/** The Settings page; `twoFactor` replaces the two-factor card (a setup under way, the recovery codes). */
+export async function showSettings(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  deps: WebDeps,
+  o: { errors?: FieldErrors; status?: number; twoFactor?: Html } = {},
+): Promise<FastifyReply> {
+  const m = memberOf(req);
+  const errors = o.errors ?? {};
+  const card = o.twoFactor ?? twoFactorCard(req, await twoFactorState(deps.pool, m.session.userId), errors);
+  return render(req, reply, deps, m, {
+    title: 'Settings',
+    section: '/account/settings',
+    status: o.status ?? 200,
+    body: body(req, m.session.email, errors, card),
+    notice: noticeFrom(req, NOTICES),
+  });
 }
 
 export async function settingsRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
-  app.get('/account/settings', async (req, reply) => {
-    const m = memberOf(req);
-    return render(req, reply, deps, m, {
-      title: 'Settings',
-      section: '/account/settings',
-      body: body(req, m.session.email, {}),
-      notice: noticeFrom(req, NOTICES),
-    });
-  });
+  app.get('/account/settings', async (req, reply) => showSettings(req, reply, deps));
 
   app.post('/account/settings/password', async (req, reply) => {
     const m = memberOf(req);
     const form = parseForm(ChangePassword, req.body);
-    const again = (errors: FieldErrors, status: number) =>
-      render(req, reply, deps, m, {
-        title: 'Settings',
-        section: '/account/settings',
-        status,
-        body: body(req, m.session.email, errors),
-      });
+    const again = (errors: FieldErrors, status: number) => showSettings(req, reply, deps, { errors, status });
     if (!form.ok) return again(form.errors, 400);
     const wait = await throttle(deps, req, 'password', m.session.userId);
     if (wait !== null) return throttled(req, reply, wait);
