@@ -206,7 +206,7 @@ export const listWatchEvents = defineOperation({
   },
 });
 
-export const getWatchEvent = defineOperation({
+const getWatchEvent = defineOperation({
   name: 'getWatchEvent',
   tool: null,
   path: '/watches/events/{id}',
