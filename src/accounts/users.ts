@@ -15,12 +15,14 @@ export interface User {
   email_verified_at: string | null;
 }
 
-export type EmailPurpose = 'verify' | 'reset';
+export type EmailPurpose = 'verify' | 'reset' | 'email_change';
 
-/** A verification link is good for two days (mail can be slow to be read); a reset link for one hour. */
+/** A verification link is good for two days (mail can be slow to be read); a reset link for one hour; a change of
+ *  address for a day. */
 const EMAIL_TOKEN_TTL_MS: Readonly<Record<EmailPurpose, number>> = {
   verify: 48 * 3600_000,
   reset: 3600_000,
+  email_change: 24 * 3600_000,
 };
 
 type Db = pg.Pool | pg.PoolClient;
@@ -63,12 +65,19 @@ export async function signUp(
   return { user: (await findUser(pool, email))!, created: false };
 }
 
-/** A single-use link token for a user (verify the address, reset the password). */
-export async function issueEmailToken(db: Db, userId: string, purpose: EmailPurpose, now: Date): Promise<string> {
+/** A single-use link token for a user (verify the address, reset the password, move to `newEmail`). */
+export async function issueEmailToken(
+  db: Db,
+  userId: string,
+  purpose: EmailPurpose,
+  now: Date,
+  newEmail: string | null = null,
+): Promise<string> {
   const token = newToken();
   await db.query(
-    `INSERT INTO email_tokens (token_hash, user_id, purpose, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
-    [tokenHash(token), userId, purpose, now, new Date(now.getTime() + EMAIL_TOKEN_TTL_MS[purpose])],
+    `INSERT INTO email_tokens (token_hash, user_id, purpose, created_at, expires_at, new_email)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [tokenHash(token), userId, purpose, now, new Date(now.getTime() + EMAIL_TOKEN_TTL_MS[purpose]), newEmail],
   );
   return token;
 }

@@ -134,7 +134,7 @@ export function verifyPage(req: FastifyRequest, token: string): string {
 }
 
 /** What a spent or unknown link was for: each offers its own way on. */
-export type LinkKind = 'verification' | 'reset' | 'invitation';
+export type LinkKind = 'verification' | 'reset' | 'invitation' | 'email_change';
 
 const LINK_WAY_ON: Record<LinkKind, (req: FastifyRequest) => Html> = {
   verification: (req) =>
@@ -151,6 +151,9 @@ const LINK_WAY_ON: Record<LinkKind, (req: FastifyRequest) => Html> = {
         <button type="submit" class="secondary">Send a new reset link</button>
       </form>
       <p class="hint">Remember it after all? <a href="/login">Log in</a>.</p>`,
+  email_change: () =>
+    html`<p>Links that change an address work once and expire after a day. Ask again from Settings.</p>
+      <p class="hint"><a href="/account/settings">Settings</a></p>`,
   invitation: () =>
     html`<p>
         Invitations work once and expire after seven days, and the workspace's owner may have withdrawn this one. Ask

@@ -18,6 +18,8 @@ import { overviewRoutes } from './account/overview.js';
 import { playgroundRoutes } from './account/playground.js';
 import { settingsRoutes } from './account/settings.js';
 import { twoFactorRoutes } from './account/two-factor.js';
+import { emailRoutes } from './account/email.js';
+import { emailConfirmRoutes } from './email-confirm.js';
 import { guardMember } from './account/shared.js';
 import { authRoutes } from './auth-routes.js';
 import { loadWebState, type WebDeps } from './context.js';
@@ -77,7 +79,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
     req.web = await loadWebState(deps, req, reply);
   });
 
-  for (const routes of [publicPages, llmsRoutes, authRoutes]) await routes(app, deps);
+  for (const routes of [publicPages, llmsRoutes, authRoutes, emailConfirmRoutes]) await routes(app, deps);
   // The account pages in a scope of their own, behind the member guard: no route of theirs runs for a
   // visitor who is not signed in to a workspace, or with a form's expired CSRF token.
   await app.register(async (account) => {
@@ -92,6 +94,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
       memberRoutes,
       settingsRoutes,
       twoFactorRoutes,
+      emailRoutes,
     ])
       await routes(account, deps);
   });

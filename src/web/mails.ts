@@ -40,3 +40,37 @@ export const invitationMail = (to: string, base: string, token: string, workspac
     `address; sign up at ${base}/signup first if you have none.\n` +
     SIGNATURE,
 });
+
+/** The link that moves an account to a new address, mailed to that address. */
+export const emailChangeMail = (to: string, base: string, token: string): Mail => ({
+  to,
+  subject: 'Confirm your new Registry Lookup address',
+  text:
+    `Someone signed in to Registry Lookup asked to use this address for their account. To confirm, follow:\n\n` +
+    `${base}/email/confirm?token=${token}\n\nThe link works once, for one day. If it was not you, ignore this mail: ` +
+    `nothing changes.\n` +
+    SIGNATURE,
+});
+
+/** The new address has an account already: its owner is told, and nothing changes. */
+export const emailTakenMail = (to: string, base: string): Mail => ({
+  to,
+  subject: 'Your Registry Lookup account',
+  text:
+    `Someone asked to move another Registry Lookup account to this address, which already has one. Nothing has ` +
+    `changed.\n\nLog in: ${base}/login\n` +
+    SIGNATURE,
+});
+
+/** The old address is told of a change asked for, and of a change done. */
+export const emailChangeNotice = (to: string, newEmail: string, done: boolean): Mail => ({
+  to,
+  subject: done ? 'Your Registry Lookup address was changed' : 'A change of your Registry Lookup address',
+  text:
+    (done
+      ? `Your Registry Lookup account now uses the address ${newEmail}; mail no longer comes here.`
+      : `Someone signed in to your Registry Lookup account asked to move it to ${newEmail}. It moves once a link ` +
+        `mailed there is followed.`) +
+    `\n\nIf it was not you, reset your password at once and write to us.\n` +
+    SIGNATURE,
+});

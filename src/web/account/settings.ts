@@ -17,6 +17,10 @@ const ChangePassword = z.strictObject({ current: passwordField, password: newPas
 
 const NOTICES: Record<string, Notice> = {
   password_changed: { kind: 'ok', text: 'Password changed. Every other browser is signed out.' },
+  email_sent: {
+    kind: 'ok',
+    text: 'A link is on its way to the new address: your address changes once it is followed.',
+  },
   two_factor_off: { kind: 'ok', text: 'Two-factor login is off: your password alone logs you in.' },
 };
 
@@ -25,6 +29,30 @@ function body(req: FastifyRequest, email: string, errors: FieldErrors, twoFactor
   return html`<div class="card">
       <h2>Account</h2>
       <p>Signed in as <strong>${email}</strong>.</p>
+    </div>
+    <div class="card" id="email">
+      <h2>Change address</h2>
+      <form method="post" action="/account/settings/email" novalidate>
+        ${csrfField(req)}
+        <div class="field">
+          <label for="new_email">New address</label>
+          <input id="new_email" name="new_email" type="email" autocomplete="email" required maxlength="254" />
+          <p class="hint">We mail a link there; your address changes once it is followed.</p>
+          ${error('new_email')}
+        </div>
+        <div class="field">
+          <label for="email_password">Password</label>
+          <input
+            id="email_password"
+            name="email_password"
+            type="password"
+            autocomplete="current-password"
+            required
+            maxlength="200"
+          />${error('email_password')}
+        </div>
+        <button type="submit" class="secondary">Send the link</button>
+      </form>
     </div>
     <div class="card">
       <h2>Change password</h2>
