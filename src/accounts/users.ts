@@ -167,12 +167,13 @@ async function openTrial(
     `INSERT INTO workspace_members (workspace_id, user_id, role, created_at) VALUES ($1, $2, 'owner', $3)`,
     [opened.workspace.id, user.id, clock.now()],
   );
+  await client.query('UPDATE users SET trial_opened_at = $2 WHERE id = $1', [user.id, clock.now()]);
   return opened;
 }
 
 /**
- * A workspace of their own on the free trial for a verified user who owns none (one who joined by invitation and
- * was removed, say): one mailbox, one trial. Null when the user owns a workspace already or is not verified.
+ * A workspace of their own on the free trial for a verified user who never had one (one who joined by invitation
+ * and was removed, say): one mailbox, one trial. Null when the user had a trial already or is not verified.
  */
 export async function openOwnWorkspace(
   pool: pg.Pool,
@@ -183,13 +184,11 @@ export async function openOwnWorkspace(
   return inTransaction(pool, async (client) => {
     // The user's row locked: two clicks at once open one workspace.
     const { rows } = await client.query<User>(
-      `SELECT ${USER_COLUMNS} FROM users WHERE id = $1 AND email_verified_at IS NOT NULL FOR UPDATE`,
+      `SELECT ${USER_COLUMNS} FROM users
+       WHERE id = $1 AND email_verified_at IS NOT NULL AND trial_opened_at IS NULL FOR UPDATE`,
       [userId],
     );
-    if (!rows[0]) return null;
-    const owns = await client.query(`SELECT 1 FROM workspace_members WHERE user_id = $1 AND role = 'owner'`, [userId]);
-    if (owns.rowCount) return null;
-    return openTrial(client, rows[0], pepper, clock);
+    return rows[0] ? openTrial(client, rows[0], pepper, clock) : null;
   });
 }
 

@@ -19,6 +19,7 @@ import { playgroundRoutes } from './account/playground.js';
 import { settingsRoutes } from './account/settings.js';
 import { twoFactorRoutes } from './account/two-factor.js';
 import { emailRoutes } from './account/email.js';
+import { deletionRoutes } from './account/deletion.js';
 import { emailConfirmRoutes } from './email-confirm.js';
 import { guardMember } from './account/shared.js';
 import { authRoutes } from './auth-routes.js';
@@ -95,6 +96,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
       settingsRoutes,
       twoFactorRoutes,
       emailRoutes,
+      deletionRoutes,
     ])
       await routes(account, deps);
   });

@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { openSession } from '../../accounts/sessions.js';
+import { ownedWorkspaces } from '../../accounts/deletion.js';
 import { twoFactorState } from '../../accounts/two-factor.js';
 import { changePassword } from '../../accounts/users.js';
 import { throttle, type WebDeps } from '../context.js';
@@ -11,6 +12,7 @@ import { newPasswordField, parseForm, passwordField, throttled, type FieldErrors
 import { html, type Html } from '../html.js';
 import { csrfField, type Notice } from '../layout.js';
 import { twoFactorCard } from '../two-factor-pages.js';
+import { deletionCard } from './deletion-card.js';
 import { memberOf, noticeFrom, render } from './shared.js';
 
 const ChangePassword = z.strictObject({ current: passwordField, password: newPasswordField });
@@ -24,7 +26,7 @@ const NOTICES: Record<string, Notice> = {
   two_factor_off: { kind: 'ok', text: 'Two-factor login is off: your password alone logs you in.' },
 };
 
-function body(req: FastifyRequest, email: string, errors: FieldErrors, twoFactor: Html): Html {
+function body(req: FastifyRequest, email: string, errors: FieldErrors, twoFactor: Html, deletion: Html): Html {
   const error = (f: string) => (errors[f] ? html`<p class="hint field-error" role="alert">${errors[f]}</p>` : '');
   return html`<div class="card">
       <h2>Account</h2>
@@ -78,7 +80,7 @@ function body(req: FastifyRequest, email: string, errors: FieldErrors, twoFactor
         <button type="submit">Change password</button>
       </form>
     </div>
-    ${twoFactor}`;
+    ${twoFactor} ${deletion}`;
 }
 
 /** The Settings page; `twoFactor` replaces the two-factor card (a setup under way, the recovery codes). */
@@ -91,11 +93,12 @@ export async function showSettings(
   const m = memberOf(req);
   const errors = o.errors ?? {};
   const card = o.twoFactor ?? twoFactorCard(req, await twoFactorState(deps.pool, m.session.userId), errors);
+  const deletion = deletionCard(req, m, await ownedWorkspaces(deps.pool, m.session.userId), errors);
   return render(req, reply, deps, m, {
     title: 'Settings',
     section: '/account/settings',
     status: o.status ?? 200,
-    body: body(req, m.session.email, errors, card),
+    body: body(req, m.session.email, errors, card, deletion),
     notice: noticeFrom(req, NOTICES),
   });
 }
