@@ -15,7 +15,15 @@ import { ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config/index.js';
 import { isPrivateAddress, resolveTarget } from '../src/monitoring/address.js';
 import { backoffSeconds, deliverDue, purgeDeliveryLog } from '../src/monitoring/delivery.js';
-import { addSavedSearch, addWatch, changeEndpoint, createEndpoint, deleteEndpoint, listEndpoints, Refusal } from '../src/monitoring/store.js';
+import {
+  addSavedSearch,
+  addWatch,
+  changeEndpoint,
+  createEndpoint,
+  deleteEndpoint,
+  listEndpoints,
+  Refusal,
+} from '../src/monitoring/store.js';
 import { listEvents, replayEvent, sendTestEvent } from '../src/monitoring/event-log.js';
 import { newSecret } from '../src/monitoring/signature.js';
 import { importRegistry } from '../src/main/importer.js';

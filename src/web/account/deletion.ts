@@ -9,7 +9,7 @@ import { cancelPlan } from '../../billing/plans.js';
 import { narrow } from '../auth-pages.js';
 import { throttle, type WebDeps } from '../context.js';
 import { clearCookie } from '../cookies.js';
-import { parseForm, passwordField, throttled, type FieldErrors } from '../forms.js';
+import { parseForm, passwordField, throttled } from '../forms.js';
 import { html } from '../html.js';
 import { KEPT } from './deletion-card.js';
 import { showSettings } from './settings.js';
