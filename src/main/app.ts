@@ -47,6 +47,7 @@ import type { WebDeps } from '../web/context.js';
 import { cookieNames } from '../web/cookies.js';
 import { webApp } from '../web/index.js';
 import { proxyAuth } from '../web/proxy-auth.js';
+import { registerCompression } from './compression.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -97,6 +98,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // HEAD is answered 405 on the API (rest.ts): it would run and charge the whole operation.
     exposeHeadRoutes: false,
   });
+  // Before any route: the plugin hooks each route as it is declared.
+  await registerCompression(http);
   const services = createServices(db, clock, config.webhooks.allowPrivate);
   const errors = new ErrorLog(http.log, clock);
   for (const pool of new Set([db.pool, db.readPool])) pool.on('connect', () => errors.connected());
