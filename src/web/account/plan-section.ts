@@ -99,7 +99,7 @@ export async function planSection(req: FastifyRequest, deps: WebDeps, m: Member,
     <p class="hint">
       Upgrades apply now: you pay the difference for the rest of the month and get the difference in credits for it.
       Downgrades apply at the next cycle. Cancelling stops overage at once and bills it; this month's credits and packs
-      stay. Enterprise: <a href="mailto:sales@registry-lookup.example">contact us</a>.
+      stay. Enterprise: <a href="mailto:${deps.company.salesEmail}">contact us</a>.
     </p>
     <p>${cancel} ${portal}</p>
   </div>`;
