@@ -8,7 +8,7 @@ import { csrfToken, webState } from './context.js';
 import { html, type Html } from './html.js';
 
 /** Bumped with the assets, so browsers that cached the old ones fetch the new. */
-const ASSET_VERSION = '3';
+const ASSET_VERSION = '4';
 const asset = (path: string): string => `/assets/${path}?v=${ASSET_VERSION}`;
 
 export interface PageOptions {

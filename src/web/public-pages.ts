@@ -159,7 +159,7 @@ function pricing(req: FastifyRequest, deps: WebDeps): string {
     <div class="plans">${Object.values(PLANS).map((p) => planCard(p, deps.company.salesEmail))}</div>
     <h2>Credit packs</h2>
     <div class="card">
-      <div class="table-wrap">
+      <div class="table-wrap" role="region" aria-label="Credit packs" tabindex="0">
         <table>
           <thead>
             <tr>
@@ -241,7 +241,7 @@ function dataCoverage(req: FastifyRequest, c: Coverage): string {
     </div>
     <h2>Freshness</h2>
     <div class="card">
-      <div class="table-wrap">
+      <div class="table-wrap" role="region" aria-label="Freshness" tabindex="0">
         <table>
           <tbody>
             <tr>
@@ -277,7 +277,7 @@ function dataCoverage(req: FastifyRequest, c: Coverage): string {
     <div class="card">
       ${
         files.length
-          ? html`<div class="table-wrap">
+          ? html`<div class="table-wrap" role="region" aria-label="Files of the last refresh" tabindex="0">
               <table>
                 <thead>
                   <tr>
@@ -352,7 +352,7 @@ curl -s "${base}/v1/entities/search?name=sunshine%20holdings&amp;limit=3" \\
     body,
     current: '/docs',
     scripts: ['vendor/swagger-ui/swagger-ui-bundle.js', 'docs.js'],
-    styles: ['vendor/swagger-ui/swagger-ui.css'],
+    styles: ['vendor/swagger-ui/swagger-ui.css', 'docs.css'],
   });
 }
 

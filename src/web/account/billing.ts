@@ -135,7 +135,7 @@ async function billingPage(
       ${buy}
       ${
         packRows.length
-          ? html`<div class="table-wrap">
+          ? html`<div class="table-wrap" role="region" aria-label="Credit packs" tabindex="0">
               <table>
                 <thead>
                   <tr>
@@ -159,7 +159,7 @@ async function billingPage(
       <h2>Invoices</h2>
       ${
         invoiceRows.length
-          ? html`<div class="table-wrap">
+          ? html`<div class="table-wrap" role="region" aria-label="Invoices" tabindex="0">
               <table>
                 <thead>
                   <tr>

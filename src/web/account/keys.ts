@@ -93,7 +93,7 @@ function keysBody(req: FastifyRequest, keys: ApiKeyInfo[], errors: FieldErrors, 
     </div>
     <div class="card">
       <h2>Keys</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" role="region" aria-label="Keys" tabindex="0">
         <table>
           <thead>
             <tr>

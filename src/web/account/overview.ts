@@ -88,7 +88,7 @@ export async function overviewRoutes(app: FastifyInstance, deps: WebDeps): Promi
         </div>
         <details>
           <summary>As a table</summary>
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" aria-label="Metered requests per day" tabindex="0">
             <table>
               <thead>
                 <tr>
@@ -113,7 +113,7 @@ export async function overviewRoutes(app: FastifyInstance, deps: WebDeps): Promi
       </div>
       <div class="card">
         <h2>Balance</h2>
-        <div class="table-wrap">
+        <div class="table-wrap" role="region" aria-label="Balance" tabindex="0">
           <table>
             <tbody>
               <tr>
