@@ -127,7 +127,7 @@ describe('members', () => {
     );
     carol = new WebClient(t, '10.1.0.3');
     await carol.signUp('carol@example.com');
-    const token = linkToken(await lastMail(t, 'carol@example.com', /invited you/), 'invite');
+    const token = linkToken(await lastMail(t, 'carol@example.com', /Invitation to the workspace/), 'invite');
     assert.match((await carol.get(`/invite/${token}`)).body, /Join alice@example.com/);
     assert.equal((await carol.post(`/invite/${token}`)).headers.location, '/account?done=joined');
     assert.match((await carol.get('/account')).body, /id="balance">\d+</);

@@ -4,6 +4,7 @@ import { PLANS } from '../accounts/catalog.js';
 import { PASSWORD_MIN } from '../accounts/passwords.js';
 import type { FieldErrors } from './forms.js';
 import { html, num, type Html } from './html.js';
+import { keyOnce, KEY_ONCE_SCRIPTS } from './key-once.js';
 import { csrfField, noticeBox, page, type Notice } from './layout.js';
 
 const fieldError = (errors: FieldErrors, name: string): Html =>
@@ -43,9 +44,16 @@ function passwordInput(errors: FieldErrors, name: string, label: string, autocom
   </div>`;
 }
 
-const narrow = (req: FastifyRequest, title: string, inner: Html, current?: string): string =>
+const narrow = (
+  req: FastifyRequest,
+  title: string,
+  inner: Html,
+  current?: string,
+  scripts: readonly string[] = [],
+): string =>
   page(req, {
     title,
+    scripts,
     body: html`<div class="wrap page-narrow"><div class="card">${inner}</div></div>`,
     ...(current ? { current } : {}),
   });
@@ -136,7 +144,7 @@ export function linkInvalidPage(req: FastifyRequest, what: string): string {
 export function welcomePage(req: FastifyRequest, base: string, key: string | null): string {
   const keyBlock = key
     ? html`<p>Your first live API key. <strong>Copy it now: it is shown only this once.</strong></p>
-        <p class="key-once mono" id="new-key">${key}</p>
+        ${keyOnce(key)}
         <h2>Your first request</h2>
         <pre><code>curl -s "${base}/v1/entities/search?name=sunshine&amp;limit=3" \\
   -H "Authorization: Bearer ${key}"</code></pre>`
@@ -148,6 +156,8 @@ export function welcomePage(req: FastifyRequest, base: string, key: string | nul
       <p>Your workspace is on the free trial with ${num(PLANS.free_trial.monthlyCredits)} credits.</p>
       ${keyBlock}
       <p><a class="button" href="/account">Go to your account</a></p>`,
+    undefined,
+    key ? KEY_ONCE_SCRIPTS : [],
   );
 }
 

@@ -38,6 +38,7 @@ const Removed = z.object({ removed: z.literal(true) });
 
 const listEntityWatches = defineOperation({
   name: 'listEntityWatches',
+  tag: 'Monitoring',
   tool: null,
   path: '/watches/entities',
   title: 'List watched entities',
@@ -55,6 +56,7 @@ const listEntityWatches = defineOperation({
 
 export const watchEntity = defineOperation({
   name: 'watchEntity',
+  tag: 'Monitoring',
   tool: null,
   method: 'post',
   path: '/watches/entities',
@@ -76,6 +78,7 @@ export const watchEntity = defineOperation({
 
 export const unwatchEntity = defineOperation({
   name: 'unwatchEntity',
+  tag: 'Monitoring',
   tool: null,
   method: 'delete',
   path: '/watches/entities/{document_number}',
@@ -95,6 +98,7 @@ export const unwatchEntity = defineOperation({
 
 const listSavedSearchWatches = defineOperation({
   name: 'listSavedSearches',
+  tag: 'Monitoring',
   tool: null,
   path: '/watches/searches',
   title: 'List saved searches',
@@ -113,6 +117,7 @@ const listSavedSearchWatches = defineOperation({
 
 export const saveSearch = defineOperation({
   name: 'saveSearch',
+  tag: 'Monitoring',
   tool: null,
   method: 'post',
   path: '/watches/searches',
@@ -139,6 +144,7 @@ export const saveSearch = defineOperation({
 
 export const deleteSavedSearchWatch = defineOperation({
   name: 'deleteSavedSearch',
+  tag: 'Monitoring',
   tool: null,
   method: 'delete',
   path: '/watches/searches/{id}',
@@ -158,6 +164,7 @@ export const deleteSavedSearchWatch = defineOperation({
 
 export const listWatchEvents = defineOperation({
   name: 'listWatchEvents',
+  tag: 'Monitoring',
   tool: 'list_watch_events',
   path: '/watches/events',
   title: 'Recent events of the watchlist',

@@ -42,6 +42,7 @@ const all = <T>(rows: T[]) => ({
 
 const listWebhooks = defineOperation({
   name: 'listWebhooks',
+  tag: 'Webhooks',
   tool: null,
   path: '/webhooks',
   title: 'List webhook endpoints',
@@ -59,6 +60,7 @@ const listWebhooks = defineOperation({
 
 export const createWebhook = defineOperation({
   name: 'createWebhook',
+  tag: 'Webhooks',
   tool: null,
   method: 'post',
   path: '/webhooks',
@@ -92,6 +94,7 @@ export const createWebhook = defineOperation({
 const endpointChange = (change: 'pause' | 'resume' | 'rotate', name: string, suffix: string, text: string) =>
   defineOperation({
     name,
+    tag: 'Webhooks',
     tool: null,
     method: 'post',
     path: `/webhooks/{id}/${suffix}`,
@@ -128,6 +131,7 @@ const Deleted = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id
 
 export const deleteWebhook = defineOperation({
   name: 'deleteWebhook',
+  tag: 'Webhooks',
   tool: null,
   method: 'delete',
   path: '/webhooks/{id}',
@@ -147,6 +151,7 @@ export const deleteWebhook = defineOperation({
 
 export const testWebhook = defineOperation({
   name: 'testWebhook',
+  tag: 'Webhooks',
   tool: null,
   method: 'post',
   path: '/webhooks/{id}/test',
@@ -165,6 +170,7 @@ export const testWebhook = defineOperation({
 
 export const replayWebhookEvent = defineOperation({
   name: 'replayWebhookEvent',
+  tag: 'Webhooks',
   tool: null,
   method: 'post',
   path: '/webhooks/events/{id}/replay',
@@ -202,6 +208,7 @@ const DeliveryAttempt = z
 
 export const listWebhookDeliveries = defineOperation({
   name: 'listWebhookDeliveries',
+  tag: 'Webhooks',
   tool: null,
   path: '/webhooks/{id}/deliveries',
   title: "An endpoint's delivery log",
