@@ -60,7 +60,7 @@ function body(status: number, message: string, requestId: string, back: Html): H
       <p class="hint">Error ${status}</p>
       <h1>${TITLES[status] ?? (status >= 500 ? 'Something went wrong on our side' : 'This request was refused')}</h1>
       <p>${message}</p>
-      <p>${back}</p>
+      <p class="back">${back}</p>
       <p class="hint">Request id <code>${requestId}</code>: quote it if you write to us.</p>
     </div>
   </div>`;

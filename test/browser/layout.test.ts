@@ -95,6 +95,41 @@ describe('every page at a laptop and a phone size', { skip: unavailable ?? false
         assert.deepEqual(site.problems, []);
       });
 
+  it('answers an unknown address with an error page that fits a phone and passes axe', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const res = await page.goto(`${site.base}/account/nothing-here`);
+    assert.equal(res?.status(), 404);
+    assert.match(await page.locator('h1').innerText(), /Page not found/);
+    await screenshot(page, 'layout-phone-not-found');
+    assert.equal(await sideways(page), 0);
+    assert.deepEqual(await axeViolations(page), []);
+    // The browser reports the 404 itself: expected here, and here only.
+    site.problems.splice(0);
+    await page.getByRole('link', { name: 'Back to your account' }).click();
+    await page.waitForURL(`${site.base}/account`);
+  });
+
+  it('copies a new key with its Copy button, and asks before revoking it', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.base });
+    await page.goto(`${site.base}/account/keys`);
+    await page.getByLabel('Name').fill('phone key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await page.locator('#new-key').innerText();
+    await page.getByRole('button', { name: 'Copy the key' }).click();
+    await page.getByText('Copied.').waitFor();
+    assert.equal(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText()), secret);
+    await screenshot(page, 'layout-phone-key-copied');
+    assert.deepEqual(await axeViolations(page), []);
+    await page.getByRole('button', { name: 'Revoke phone key' }).click();
+    await screenshot(page, 'layout-phone-revoke-confirm');
+    assert.equal(await sideways(page), 0);
+    assert.deepEqual(await axeViolations(page), []);
+    await page.getByRole('link', { name: 'Keep the key' }).click();
+    const api = await fetch(`${site.base}/v1/account/usage`, { headers: { authorization: `Bearer ${secret}` } });
+    assert.equal(api.status, 200, 'kept');
+  });
+
   it('reaches every public page from the menu on a phone, by keyboard, without JavaScript needed', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${site.base}/data-coverage`);
