@@ -42,7 +42,7 @@ export const OPERATION_TAGS = {
   Keyless: 'Free routes without a key, limited per client address.',
 } as const;
 
-export type OperationTag = keyof typeof OPERATION_TAGS;
+type OperationTag = keyof typeof OPERATION_TAGS;
 
 export interface Operation<P extends z.ZodObject = z.ZodObject> {
   /** OpenAPI operationId. */

@@ -31,7 +31,7 @@ const TITLES: Record<number, string> = {
 };
 
 /** A browser asking for a page: not an API path, and `Accept` names HTML before JSON (curl and fetch send star). */
-export function wantsPage(req: FastifyRequest): boolean {
+function wantsPage(req: FastifyRequest): boolean {
   if (API_PATH.test(req.url)) return false;
   const accept = String(req.headers.accept ?? '').toLowerCase();
   const htmlAt = accept.indexOf('text/html');
@@ -43,7 +43,7 @@ export function wantsPage(req: FastifyRequest): boolean {
  * Where an unknown page address should go instead, or null: `/account/` to `/account` (a trailing slash), and
  * `/Pricing` to `/pricing` when the lower-case address is a page (only static ones: a token in a path keeps its case).
  */
-export function pageRedirect(app: FastifyInstance, req: FastifyRequest): string | null {
+function pageRedirect(app: FastifyInstance, req: FastifyRequest): string | null {
   if (req.method !== 'GET' || API_PATH.test(req.url)) return null;
   const [path = '/', query] = req.url.split(/\?(.*)/s, 2);
   let target = path.length > 1 ? path.replace(/\/+$/, '') || '/' : path;
@@ -67,7 +67,7 @@ function body(status: number, message: string, requestId: string, back: Html): H
 }
 
 /** The page for `status`, with the session loaded when the web app's hook did not run (an unknown address). */
-export async function sendErrorPage(
+async function sendErrorPage(
   deps: WebDeps,
   req: FastifyRequest,
   reply: FastifyReply,

@@ -151,6 +151,9 @@ function refunds(c: CompanyConfig): Html {
 
 function contact(c: CompanyConfig): Html {
   const lines = c.postalAddress?.split(';').map((l) => l.trim()) ?? [];
+  const address = lines.length
+    ? html`<address>${lines.map((l, i) => html`${i ? html`<br />` : ''}${l}`)}</address>`
+    : '';
   return html`<dl class="contact">
       <dt>Support: accounts, keys, billing, refunds</dt>
       <dd>${mail(c.supportEmail)}</dd>
@@ -159,9 +162,7 @@ function contact(c: CompanyConfig): Html {
       <dt>Legal: terms, privacy, data use</dt>
       <dd>${mail(c.legalEmail)}</dd>
       <dt>Operator</dt>
-      <dd>
-        ${c.name}${lines.length ? html`<address>${lines.map((l, i) => html`${i ? html`<br />` : ''}${l}`)}</address>` : ''}
-      </dd>
+      <dd>${c.name}${address}</dd>
     </dl>
     <p class="hint">
       Registry Lookup is not the Florida registry: for official records and filings, contact the Florida Division of

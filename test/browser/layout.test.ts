@@ -3,9 +3,8 @@
 // shows its last column, the pricing cards keep "/ month" and their buttons on one line, and axe-core finds no
 // serious or critical accessibility violation. Screenshots of each page at each size go to test-results/screenshots.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
+import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import { browserUnavailable, openSite, screenshot, signUpInBrowser, type Site } from './support.js';
 
@@ -14,7 +13,7 @@ const unavailable = browserUnavailable();
 if (unavailable && process.env.CI) throw new Error(unavailable);
 
 /** axe-core's own bundle, evaluated in the page (the pages' CSP allows no injected script tag, rightly). */
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const AXE = axe.source;
 
 const SIZES = [
   { name: 'laptop', width: 1366, height: 900 },
