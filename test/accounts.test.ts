@@ -362,6 +362,7 @@ describe('metering', () => {
     const { workspace, key } = await t.workspace('pro');
     const failing = defineOperation({
       name: 'failing',
+      tag: 'Account',
       tool: null,
       path: '/failing',
       title: 'fails',

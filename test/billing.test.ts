@@ -793,6 +793,8 @@ describe('configuration', () => {
       DATABASE_URL: 'postgres://db/registry',
       API_KEY_PEPPER: 'pepper',
       SMTP_URL: 'smtp://mail.example.com:587',
+      COMPANY_NAME: 'Example Data LLC',
+      SUPPORT_EMAIL: 'support@example.com',
     };
     assert.throws(() => loadConfig(production), /CHECKOUT_PROVIDER=local/);
     assert.equal(loadConfig({ ...production, CHECKOUT_PROVIDER: 'local' }).billing.provider, 'local');

@@ -74,6 +74,23 @@ describe('OpenAPI', () => {
     }
     assert.deepEqual((await t.get('/api/v1/openapi.json')).json(), doc);
   });
+
+  it('groups every operation under one declared tag, so the reference has no "default" group', async () => {
+    const doc = (await t.get('/v1/openapi.json')).json();
+    const declared = (doc.tags as Array<{ name: string; description: string }>).map((tag) => tag.name);
+    assert.deepEqual(declared, [...new Set(declared)]);
+    const used = new Set<string>();
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { tags?: string[] }>>))
+      for (const [method, op] of Object.entries(item)) {
+        if (method === 'servers') continue;
+        assert.equal(op.tags?.length, 1, `${method} ${path}`);
+        assert.ok(declared.includes(op.tags[0]!), `${method} ${path}: ${op.tags[0]}`);
+        used.add(op.tags[0]!);
+      }
+    assert.deepEqual([...used].sort(), [...declared].sort(), 'every declared tag holds an operation');
+    assert.equal(doc.paths['/entities/search'].get.tags[0], 'Entities');
+    assert.equal(doc.paths['/billing/checkout-credit-pack'].post.tags[0], 'Billing');
+  });
 });
 
 describe('entity search', () => {

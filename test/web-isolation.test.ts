@@ -126,7 +126,7 @@ describe('members', () => {
       '/account/members?done=invited',
     );
     carol = new WebClient(t, '10.1.0.3');
-    const token = linkToken(await lastMail(t, 'carol@example.com', /invited you/), 'invite');
+    const token = linkToken(await lastMail(t, 'carol@example.com', /Invitation to the workspace/), 'invite');
     assert.match((await carol.get(`/invite/${token}`)).body, /Join alice@example.com/);
     // Carol has no account: she signs up with the invited address, and verifying it makes her a member.
     await carol.get('/signup');

@@ -143,7 +143,10 @@ describe('plans with the local checkout', () => {
     assert.equal((await owner.get('/account')).statusCode, 303);
     await owner.logIn('owner@example.com');
     await owner.get('/account/billing');
-    assert.equal((await owner.post('/account/billing/cancel')).headers.location, '/account/billing?done=cancelled');
+    assert.equal(
+      (await owner.post('/account/billing/cancel', { confirm: 'yes' })).headers.location,
+      '/account/billing?done=cancelled',
+    );
     assert.equal((await state()).subscription_status, 'cancelled');
     assert.equal((await t.get('/v1/entities/search?name=acme', key)).statusCode, 200, 'the month stays spendable');
     t.clock.set('2026-05-01T00:00:00Z');

@@ -193,7 +193,10 @@ describe('a subscription with Stripe', () => {
 
   it('cancelling ends the subscription at Stripe and here, with a final invoice of the overage', async () => {
     await owner.get('/account/billing');
-    assert.equal((await owner.post('/account/billing/cancel')).headers.location, '/account/billing?done=cancelled');
+    assert.equal(
+      (await owner.post('/account/billing/cancel', { confirm: 'yes' })).headers.location,
+      '/account/billing?done=cancelled',
+    );
     assert.equal(lastSent(`/v1/subscriptions/${SUBSCRIPTION}`).method, 'DELETE');
     const s = await state();
     assert.equal(s.status, 'cancelled');

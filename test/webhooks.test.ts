@@ -338,6 +338,8 @@ describe('monitoring', () => {
       DATABASE_URL: 'postgres://db/registry',
       API_KEY_PEPPER: 'pepper',
       SMTP_URL: 'smtp://mail.example.com:587',
+      COMPANY_NAME: 'Example Data LLC',
+      SUPPORT_EMAIL: 'support@example.com',
       CHECKOUT_PROVIDER: 'local',
     };
     assert.equal(loadConfig(production).webhooks.allowPrivate, false);

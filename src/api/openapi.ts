@@ -2,7 +2,7 @@
 // and error as served. Schemas come from the same zod definitions the pipeline validates with.
 import { z } from 'zod';
 import type { Operation } from './operation.js';
-import { pathParams } from './operation.js';
+import { OPERATION_TAGS, pathParams } from './operation.js';
 import { ErrorEnvelope } from './schemas.js';
 
 type Json = Record<string, unknown>;
@@ -144,6 +144,7 @@ function operationObject(op: Operation, components: Json): Json {
   for (const s of [...statuses].sort()) responses[s] = errorResponse(s);
   const object: Json = {
     operationId: op.name,
+    tags: [op.tag],
     summary: op.title,
     description: op.description,
     parameters,
@@ -169,6 +170,9 @@ function operationObject(op: Operation, components: Json): Json {
   if (op.tool) object['x-mcp-tool'] = op.tool;
   return object;
 }
+
+/** The group of the routes outside the operation table (all of them billing's). */
+const BILLING_TAG = 'Billing';
 
 /**
  * A route outside the operation table (the billing routes), described from the same zod schemas
@@ -203,6 +207,7 @@ function routeOperation(route: DocumentedRoute, components: Json): Json {
   for (const s of [...new Set([400, 401, ...route.errors, 429, 500])].sort()) responses[s] = errorResponse(s);
   const object: Json = {
     operationId: route.operationId,
+    tags: [BILLING_TAG],
     summary: route.summary,
     description: route.description,
     parameters: [],
@@ -240,6 +245,12 @@ export function openApiDocument(operations: readonly Operation[], routes: readon
         'Not affiliated with any government body.',
     },
     servers: [{ url: '/v1' }, { url: '/api/v1', description: 'Same-origin proxy: the same routes, plus billing.' }],
+    tags: [
+      ...Object.entries(OPERATION_TAGS).map(([name, description]) => ({ name, description })),
+      ...(routes.length
+        ? [{ name: BILLING_TAG, description: 'Credit packs and the balance, on the same-origin proxy.' }]
+        : []),
+    ],
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     paths,
     components: {

@@ -27,9 +27,28 @@ export interface FileResult {
   file: { filename: string; contentType: string; body: string };
 }
 
+/**
+ * The groups of the API reference, in its order, each with what it holds (the OpenAPI document's `tags`; Swagger
+ * UI lists operations under them).
+ */
+export const OPERATION_TAGS = {
+  Entities: 'Search entities by name and read one in full.',
+  'People and places': 'Officers, registered agents and addresses.',
+  Filings: "Each day's formations and events, and the latest filings.",
+  Leads: 'The new-business lead feed (Lead Feed and Enterprise plans).',
+  Monitoring: 'Watched entities, saved searches and the events each import writes.',
+  Webhooks: 'Signed webhook endpoints for those events, and their deliveries.',
+  Account: "The workspace's usage and credits.",
+  Keyless: 'Free routes without a key, limited per client address.',
+} as const;
+
+type OperationTag = keyof typeof OPERATION_TAGS;
+
 export interface Operation<P extends z.ZodObject = z.ZodObject> {
   /** OpenAPI operationId. */
   readonly name: string;
+  /** The group it is listed under in the API reference. */
+  readonly tag: OperationTag;
   /** The MCP tool's name; null for routes that are not tools. */
   readonly tool: string | null;
   /**

@@ -69,8 +69,28 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
   return errorReply(reply, req.id, new ApiError('bad_request', message));
 }
 
-/** Registers the answers above that need the app: Host check, unknown routes, unreadable requests. */
-export function registerTransportErrors(app: FastifyInstance, errors: ErrorLog): void {
+/** Fastify's 4xx in words for a person filling in a form. */
+function browserMessage(err: FastifyError): string {
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return 'The form was larger than this site accepts, so nothing was saved. Go back and send less text.';
+  return `${err.message || 'The request could not be read.'} Nothing was changed.`;
+}
+
+/**
+ * The web app's answers to a browser asking for a page (src/web/error-pages.ts): whether the request is one,
+ * where an unknown page address goes instead (a trailing slash, a case variant), and the error page itself.
+ */
+export interface BrowserPages {
+  wants(req: FastifyRequest): boolean;
+  redirect(req: FastifyRequest): string | null;
+  send(req: FastifyRequest, reply: FastifyReply, status: number, message: string): Promise<FastifyReply>;
+}
+
+/**
+ * Registers the answers above that need the app: Host check, unknown routes, unreadable requests. With `pages`,
+ * a browser's page request gets a page instead of the envelope; the API's paths never do.
+ */
+export function registerTransportErrors(app: FastifyInstance, errors: ErrorLog, pages?: BrowserPages): void {
   // HTTP/1.1 requires exactly one Host (Node's own refusal of a request without one has an empty body, and
   // of repeated ones it keeps the first: the raw header lines show every occurrence).
   app.addHook('onRequest', async (req, reply) => {
@@ -85,19 +105,26 @@ export function registerTransportErrors(app: FastifyInstance, errors: ErrorLog):
       );
     }
   });
-  app.setNotFoundHandler((req, reply) =>
-    errorReply(
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0]!;
+    const moved = pages?.redirect(req);
+    if (moved) return reply.redirect(moved, 301);
+    if (pages?.wants(req)) return pages.send(req, reply, 404, `There is no page at ${path}.`);
+    return errorReply(
       reply,
       req.id,
-      new ApiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}. See /v1/openapi.json.`),
-    ),
-  );
+      new ApiError('not_found', `No route ${req.method} ${path}. See /v1/openapi.json.`),
+    );
+  });
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const status = err.statusCode ?? 500;
+    const page = pages?.wants(req) ? pages : null;
     if (status >= 500) {
       errors.error(err, { request_id: req.id }, 'request failed');
+      if (page) return page.send(req, reply, 500, 'The page could not be made. Try again in a moment.');
       return errorReply(reply, req.id, internalError());
     }
+    if (page) return page.send(req, reply, status, browserMessage(err));
     // Fastify's own 4xx (a body too large, a bad content type...): its message, our envelope and status.
     return reply.code(status).send(new ApiError('bad_request', err.message || 'Bad request.').body(req.id));
   });

@@ -1,6 +1,7 @@
 // Every setting of the service, read from the environment once, validated, and passed down from here.
 import path from 'node:path';
 import { z } from 'zod';
+import { companyConfig, type CompanyConfig } from './company.js';
 import { projectRoot } from './paths.js';
 import { parseRegistrySource, type RegistrySourceConfig } from './registry-source.js';
 
@@ -92,6 +93,8 @@ export interface Config {
   readonly mcpAllowedOrigins: readonly string[];
   readonly billing: BillingConfig;
   readonly web: WebConfig;
+  /** Who runs the service and its contact addresses (company.ts). */
+  readonly company: CompanyConfig;
   /** Where the daily refresh fetches the registry's files from; null: no refresh (sample or hand imports only). */
   readonly registrySource: RegistrySourceConfig | null;
   /** The refresh's first wait before retrying a failed listing or download within a run (doubles each time). */
@@ -232,6 +235,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     schedulerEnabled: e.SCHEDULER,
     billing,
     web: webConfig(e, production, billing.publicBaseUrl),
+    company: companyConfig(env, production),
     mcpAllowedOrigins: parseOrigins(e.MCP_ALLOWED_ORIGINS),
     registrySource: registrySource(e),
     refreshRetrySeconds: e.REFRESH_RETRY_SECONDS,

@@ -45,8 +45,10 @@ import {
 import { createServices, type Services } from '../api/services.js';
 import type { WebDeps } from '../web/context.js';
 import { cookieNames } from '../web/cookies.js';
+import { browserPages } from '../web/error-pages.js';
 import { webApp } from '../web/index.js';
 import { proxyAuth } from '../web/proxy-auth.js';
+import { registerCompression } from './compression.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -97,6 +99,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // HEAD is answered 405 on the API (rest.ts): it would run and charge the whole operation.
     exposeHeadRoutes: false,
   });
+  // Before any route: the plugin hooks each route as it is declared.
+  await registerCompression(http);
   const services = createServices(db, clock, config.webhooks.allowPrivate);
   const errors = new ErrorLog(http.log, clock);
   for (const pool of new Set([db.pool, db.readPool])) pool.on('connect', () => errors.connected());
@@ -141,7 +145,30 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await limiter.close();
   });
 
-  registerTransportErrors(http, errors);
+  const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
+  const cookies = cookieNames(config.web.secureCookies);
+  const payments = deps.payments ?? paymentProvider(config);
+  const openapi = openApiDocument(routes, BILLING_ROUTES);
+  const webDeps: WebDeps | null =
+    deps.webApp === false
+      ? null
+      : {
+          pool: db.pool,
+          clock,
+          pepper: deps.pepper,
+          limiter,
+          mailer,
+          payments,
+          dataset: services.dataset,
+          allowPrivateWebhooks: config.webhooks.allowPrivate,
+          operations: OPERATIONS,
+          openapi: openapi as WebDeps['openapi'],
+          publicBaseUrl: config.billing.publicBaseUrl,
+          cookies,
+          production: config.production,
+          company: config.company,
+        };
+  registerTransportErrors(http, errors, webDeps ? browserPages(http, webDeps) : undefined);
   refuseConnect(http.server);
 
   http.get('/healthz', async () => ({ status: 'ok' }));
@@ -157,11 +184,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       return reply.code(503).send({ status: 'unavailable', reason: 'database does not answer' });
     }
   });
-  const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
-  const cookies = cookieNames(config.web.secureCookies);
   const member = proxyAuth({ pool: db.pool, clock, cookies });
   registerRest(http, routes, pipeline, delivery, member);
-  const payments = deps.payments ?? paymentProvider(config);
   await http.register(billingRoutes, { pool: db.pool, pipeline, clock, payments, member });
   await http.register(checkoutRoutes, {
     pool: db.pool,
@@ -172,24 +196,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   if (payments instanceof StripePayments)
     await http.register(stripeWebhook, { pool: db.pool, stripe: payments, clock });
-  const openapi = openApiDocument(routes, BILLING_ROUTES);
   registerOpenApi(http, openapi, limiter);
   registerMcp(http, { pipeline, delivery, operations: OPERATIONS, allowedOrigins: config.mcpAllowedOrigins });
-  if (deps.webApp !== false)
-    await http.register(webApp, {
-      pool: db.pool,
-      clock,
-      pepper: deps.pepper,
-      limiter,
-      mailer,
-      payments,
-      dataset: services.dataset,
-      allowPrivateWebhooks: config.webhooks.allowPrivate,
-      operations: OPERATIONS,
-      openapi: openapi as WebDeps['openapi'],
-      publicBaseUrl: config.billing.publicBaseUrl,
-      cookies,
-      production: config.production,
-    });
+  if (webDeps) await http.register(webApp, webDeps);
   return { http, services, gate, settlement, pipeline, requestLog, metrics };
 }

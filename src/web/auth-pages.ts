@@ -4,6 +4,7 @@ import { PLANS, type PlanSlug } from '../accounts/catalog.js';
 import { PASSWORD_MIN } from '../accounts/passwords.js';
 import type { FieldErrors } from './forms.js';
 import { html, num, type Html } from './html.js';
+import { keyOnce, KEY_ONCE_SCRIPTS } from './key-once.js';
 import { csrfField, noticeBox, page, type Notice } from './layout.js';
 
 const fieldError = (errors: FieldErrors, name: string): Html =>
@@ -43,9 +44,16 @@ function passwordInput(errors: FieldErrors, name: string, label: string, autocom
   </div>`;
 }
 
-export const narrow = (req: FastifyRequest, title: string, inner: Html, current?: string): string =>
+export const narrow = (
+  req: FastifyRequest,
+  title: string,
+  inner: Html,
+  current?: string,
+  scripts: readonly string[] = [],
+): string =>
   page(req, {
     title,
+    scripts,
     body: html`<div class="wrap page-narrow"><div class="card">${inner}</div></div>`,
     ...(current ? { current } : {}),
   });
@@ -187,7 +195,7 @@ export function welcomePage(req: FastifyRequest, base: string, w: Welcome): stri
           Your workspace is on the free trial with ${num(PLANS.free_trial.monthlyCredits)} credits. Your first live API
           key: <strong>copy it now, it is shown only this once.</strong>
         </p>
-        <p class="key-once mono" id="new-key">${w.key}</p>
+        ${keyOnce(w.key)}
         <h2>Your first request</h2>
         <pre><code>curl -s "${base}/v1/entities/search?name=sunshine&amp;limit=3" \\
   -H "Authorization: Bearer ${w.key}"</code></pre>`
@@ -213,6 +221,8 @@ export function welcomePage(req: FastifyRequest, base: string, w: Welcome): stri
     html`<h1>Welcome to Registry Lookup</h1>
       ${joined} ${keyBlock} ${plan}
       <p><a class="button${w.plan ? ' secondary' : ''}" href="/account">Go to your account</a></p>`,
+    undefined,
+    w.key ? KEY_ONCE_SCRIPTS : [],
   );
 }
 

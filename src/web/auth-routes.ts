@@ -77,7 +77,7 @@ export async function authRoutes(app: FastifyInstance, deps: WebDeps): Promise<v
     setCookie(reply, deps.cookies, deps.cookies.session, token, expiresAt);
     // The page answered now is the new session's: its forms carry that session's CSRF tokens.
     const session = (await loadSession(pool, token, clock.now()))!;
-    req.web = { session, csrfSecret: session.csrfSecret };
+    req.web = { ...webState(req), session, csrfSecret: session.csrfSecret };
   };
 
   app.get<{ Querystring: { plan?: unknown } }>('/signup', async (req, reply) => {

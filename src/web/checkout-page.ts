@@ -3,7 +3,7 @@
 // written with the web app's one renderer (html.ts), which escapes every value.
 import type { Checkout } from '../billing/checkouts.js';
 import { formatUsd, PACKS, PLANS, type PackSlug, type PlanSlug } from '../accounts/catalog.js';
-import { html, type Html } from './html.js';
+import { html, when, type Html } from './html.js';
 
 /** Headers of every checkout page: never cached, never framed (a pay button), never leaking its URL. */
 export const PAGE_HEADERS = {
@@ -134,9 +134,9 @@ export function checkoutPage({ checkout: c, workspaceName, expired, payableHere 
       : html`${c.credits.toLocaleString('en-US')} credits were added to the workspace.`;
   let action: Html;
   if (c.status === 'paid')
-    action = html`<p class="status">Paid on ${c.paid_at!}. ${bought} You can close this page.</p>
+    action = html`<p class="status">Paid on ${when(c.paid_at)}. ${bought} You can close this page.</p>
       ${back}`;
-  else if (c.status === 'refunded') action = html`<p class="status">Refunded on ${c.refunded_at!}.</p>`;
+  else if (c.status === 'refunded') action = html`<p class="status">Refunded on ${when(c.refunded_at)}.</p>`;
   else if (c.provider !== 'local')
     action = html`<p class="status">
       Waiting for the payment to be confirmed. The credits are added as soon as it is; reload this page to see.

@@ -9,6 +9,7 @@ import { csrfTokens, loadSession, type Session } from '../accounts/sessions.js';
 import { isTokenShaped } from '../accounts/tokens.js';
 import type { PaymentProvider } from '../billing/provider.js';
 import type { Clock } from '../clock.js';
+import type { CompanyConfig } from '../config/company.js';
 import { addressWindow, type RateLimiter } from '../ratelimit/index.js';
 import type { Operation } from '../api/operation.js';
 import type { DatasetInfo } from '../registry/dataset-info.js';
@@ -31,12 +32,16 @@ export interface WebDeps {
   readonly publicBaseUrl: string;
   readonly cookies: CookieNames;
   readonly production: boolean;
+  /** The operator and its contact addresses (every footer, the legal and contact pages). */
+  readonly company: CompanyConfig;
 }
 
 export interface WebState {
   readonly session: Session | null;
   /** The secret this request's CSRF tokens are made from: the session's, or the signed-out browser's cookie. */
   readonly csrfSecret: string;
+  /** The operator every page's footer names (the app's configuration, carried here for the page shell). */
+  readonly company: CompanyConfig;
 }
 
 declare module 'fastify' {
@@ -50,13 +55,13 @@ export async function loadWebState(deps: WebDeps, req: FastifyRequest, reply: Fa
   const cookies = requestCookies(req);
   const token = cookies[deps.cookies.session];
   const session = isTokenShaped(token) ? await loadSession(deps.pool, token, deps.clock.now()) : null;
-  if (session) return { session, csrfSecret: session.csrfSecret };
+  if (session) return { session, csrfSecret: session.csrfSecret, company: deps.company };
   let secret = cookies[deps.cookies.csrf];
   if (!secret || !/^[A-Za-z0-9_-]{16,64}$/.test(secret)) {
     secret = csrfTokens.secretSync();
     setCookie(reply, deps.cookies, deps.cookies.csrf, secret, null);
   }
-  return { session: null, csrfSecret: secret };
+  return { session: null, csrfSecret: secret, company: deps.company };
 }
 
 export const webState = (req: FastifyRequest): WebState => {

@@ -24,6 +24,7 @@ import { emailConfirmRoutes } from './email-confirm.js';
 import { guardMember } from './account/shared.js';
 import { authRoutes } from './auth-routes.js';
 import { loadWebState, type WebDeps } from './context.js';
+import { legalPages } from './legal-pages.js';
 import { llmsRoutes } from './llms.js';
 import { publicPages } from './public-pages.js';
 
@@ -80,7 +81,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
     req.web = await loadWebState(deps, req, reply);
   });
 
-  for (const routes of [publicPages, llmsRoutes, authRoutes, emailConfirmRoutes]) await routes(app, deps);
+  for (const routes of [publicPages, legalPages, llmsRoutes, authRoutes, emailConfirmRoutes]) await routes(app, deps);
   // The account pages in a scope of their own, behind the member guard: no route of theirs runs for a
   // visitor who is not signed in to a workspace, or with a form's expired CSRF token.
   await app.register(async (account) => {

@@ -2,12 +2,13 @@
 // in the footer, and for the account pages the side navigation with the workspace switcher.
 import type { FastifyRequest } from 'fastify';
 import type { Membership } from '../accounts/members.js';
+import type { CompanyConfig } from '../config/company.js';
 import { PLANS, type PlanSlug } from '../accounts/catalog.js';
 import { csrfToken, webState } from './context.js';
 import { html, type Html } from './html.js';
 
 /** Bumped with the assets, so browsers that cached the old ones fetch the new. */
-const ASSET_VERSION = '3';
+const ASSET_VERSION = '4';
 const asset = (path: string): string => `/assets/${path}?v=${ASSET_VERSION}`;
 
 export interface PageOptions {
@@ -33,42 +34,59 @@ export const csrfField = (req: FastifyRequest): Html =>
 
 function topBar(req: FastifyRequest, current?: string): Html {
   const { session } = webState(req);
-  const links = PUBLIC_LINKS.map(
-    ([href, label]) => html`<a href="${href}" ${href === current ? html` aria-current="page"` : ''}>${label}</a>`,
-  );
+  const mark = (href: string) => (href === current ? html` aria-current="page"` : '');
+  const links = PUBLIC_LINKS.map(([href, label]) => html`<a href="${href}" ${mark(href)}>${label}</a>`);
+  const logout = html`<form method="post" action="/logout" class="inline">
+    ${csrfField(req)} <button type="submit" class="link">Log out</button>
+  </form>`;
   const account = session
-    ? html`<a class="button small" href="/account">Account</a>
-        <form method="post" action="/logout" class="inline">
-          ${csrfField(req)} <button type="submit" class="link">Log out</button>
-        </form>`
-    : html`<a href="/login" ${current === '/login' ? html` aria-current="page"` : ''}>Log in</a>
-        <a class="button small" href="/signup">Sign up free</a>`;
+    ? html`<a class="button small" href="/account">Account</a> ${logout}`
+    : html`<a href="/login" ${mark('/login')}>Log in</a> <a class="button small" href="/signup">Sign up free</a>`;
+  // Narrow screens hide the links and the account's buttons behind this menu: a <details>, so it opens without
+  // JavaScript and its summary is a keyboard stop. Wide screens hide the menu instead (app.css).
+  const menu = html`<details class="menu">
+    <summary>Menu</summary>
+    <nav aria-label="Menu">
+      ${links}
+      ${
+        session
+          ? html`<a href="/account">Account</a> ${logout}`
+          : html`<a href="/login" ${mark('/login')}>Log in</a> <a href="/signup">Sign up free</a>`
+      }
+    </nav>
+  </details>`;
   return html`<header class="topbar">
     <div class="wrap">
       <a class="brand" href="/"><span class="mark" aria-hidden="true">RL</span> Registry Lookup</a>
-      <nav aria-label="Main">${links}</nav>
+      <nav aria-label="Main" class="main-nav">${links}</nav>
       <div class="auth">${account}</div>
+      ${menu}
     </div>
   </header>`;
 }
 
-const FOOTER = html`<footer class="footer">
-  <div class="wrap">
-    <p>
-      <strong>Not a consumer report.</strong> The data is public-record data from the Florida Division of Corporations.
-      It must not be used for credit, employment, insurance, housing, tenant screening or any other purpose covered by
-      the Fair Credit Reporting Act or similar consumer-reporting laws.
-    </p>
-    <p>
-      <strong>Not the registry.</strong> Registry Lookup is an independent service, not affiliated with the Florida
-      Division of Corporations, the Florida Department of State or any other government body.
-    </p>
-    <p class="links">
-      <a href="/pricing">Pricing</a> <a href="/docs">Docs</a> <a href="/data-coverage">Data coverage</a>
-      <a href="/llms.txt">llms.txt</a> <a href="/v1/openapi.json">OpenAPI</a>
-    </p>
-  </div>
-</footer>`;
+/** The legal notes, the operator and the links to every public and legal page: the same on every page. */
+function footer(company: CompanyConfig): Html {
+  return html`<footer class="footer">
+    <div class="wrap">
+      <p>
+        <strong>Not a consumer report.</strong> The data is public-record data from the Florida Division of
+        Corporations. It must not be used for credit, employment, insurance, housing, tenant screening or any other
+        purpose covered by the Fair Credit Reporting Act or similar consumer-reporting laws.
+      </p>
+      <p>
+        <strong>Not the registry.</strong> Registry Lookup is an independent service, not affiliated with the Florida
+        Division of Corporations, the Florida Department of State or any other government body.
+      </p>
+      <nav aria-label="Footer" class="links">
+        <a href="/pricing">Pricing</a> <a href="/docs">Docs</a> <a href="/data-coverage">Data coverage</a>
+        <a href="/llms.txt">llms.txt</a> <a href="/v1/openapi.json">OpenAPI</a> <a href="/terms">Terms</a>
+        <a href="/privacy">Privacy</a> <a href="/refunds">Refunds</a> <a href="/contact">Contact</a>
+      </nav>
+      <p>Operated by ${company.name} · <a href="mailto:${company.supportEmail}">${company.supportEmail}</a></p>
+    </div>
+  </footer>`;
+}
 
 export function page(req: FastifyRequest, o: PageOptions): string {
   return html`<!doctype html>
@@ -86,7 +104,8 @@ export function page(req: FastifyRequest, o: PageOptions): string {
         <a class="skip" href="#main">Skip to content</a>
         ${topBar(req, o.current)}
         <main id="main" tabindex="-1">${o.body}</main>
-        ${FOOTER} ${(o.scripts ?? []).map((s) => html`<script src="${asset(s)}" defer></script>`)}
+        ${footer(webState(req).company)}
+        ${(o.scripts ?? []).map((s) => html`<script src="${asset(s)}" defer></script>`)}
       </body>
     </html> `.value;
 }

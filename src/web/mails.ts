@@ -33,7 +33,8 @@ export const resetMail = (to: string, base: string, token: string): Mail => ({
 
 export const invitationMail = (to: string, base: string, token: string, workspace: string, by: string): Mail => ({
   to,
-  subject: `${by} invited you to ${workspace} on Registry Lookup`,
+  // The workspace, not the inviter: a new workspace is named after its owner's address, which named it twice.
+  subject: `Invitation to the workspace "${workspace}" on Registry Lookup`,
   text:
     `${by} invited you to the workspace "${workspace}" on Registry Lookup, to manage its API keys and see its ` +
     `usage.\n\nAccept: ${base}/invite/${token}\n\nThe link works for seven days. You need an account with this ` +

@@ -115,7 +115,7 @@ function planFeatures(p: Plan): string[] {
   return f;
 }
 
-function planCard(p: Plan): Html {
+function planCard(p: Plan, salesEmail: string): Html {
   const price =
     p.priceCents === null
       ? html`Custom`
@@ -124,7 +124,7 @@ function planCard(p: Plan): Html {
         : html`${formatUsd(p.priceCents)} <small>/ month</small>`;
   const cta =
     p.slug === 'enterprise'
-      ? html`<a class="button secondary" href="mailto:sales@registry-lookup.example">Contact us</a>`
+      ? html`<a class="button secondary" href="mailto:${salesEmail}">Contact us</a>`
       : html`<a
           class="button${p.slug === 'free_trial' ? '' : ' secondary'}"
           href="/signup${p.slug === 'free_trial' ? '' : `?plan=${p.slug}`}"
@@ -140,7 +140,7 @@ function planCard(p: Plan): Html {
   </div>`;
 }
 
-function pricing(req: FastifyRequest): string {
+function pricing(req: FastifyRequest, deps: WebDeps): string {
   const packs = PACK_SLUGS.map((s) => {
     const p = PACKS[s];
     return html`<tr>
@@ -158,10 +158,10 @@ function pricing(req: FastifyRequest): string {
         subscribe when you need more, top up with packs that last a year.
       </p>
     </section>
-    <div class="plans">${Object.values(PLANS).map(planCard)}</div>
+    <div class="plans">${Object.values(PLANS).map((p) => planCard(p, deps.company.salesEmail))}</div>
     <h2>Credit packs</h2>
     <div class="card">
-      <div class="table-wrap">
+      <div class="table-wrap" role="region" aria-label="Credit packs" tabindex="0">
         <table>
           <thead>
             <tr>
@@ -243,7 +243,7 @@ function dataCoverage(req: FastifyRequest, c: Coverage): string {
     </div>
     <h2>Freshness</h2>
     <div class="card">
-      <div class="table-wrap">
+      <div class="table-wrap" role="region" aria-label="Freshness" tabindex="0">
         <table>
           <tbody>
             <tr>
@@ -279,7 +279,7 @@ function dataCoverage(req: FastifyRequest, c: Coverage): string {
     <div class="card">
       ${
         files.length
-          ? html`<div class="table-wrap">
+          ? html`<div class="table-wrap" role="region" aria-label="Files of the last refresh" tabindex="0">
               <table>
                 <thead>
                   <tr>
@@ -354,7 +354,7 @@ curl -s "${base}/v1/entities/search?name=sunshine%20holdings&amp;limit=3" \\
     body,
     current: '/docs',
     scripts: ['vendor/swagger-ui/swagger-ui-bundle.js', 'docs.js'],
-    styles: ['vendor/swagger-ui/swagger-ui.css'],
+    styles: ['vendor/swagger-ui/swagger-ui.css', 'docs.css'],
   });
 }
 
@@ -362,7 +362,7 @@ export async function publicPages(app: FastifyInstance, deps: WebDeps): Promise<
   app.get('/', async (req, reply) =>
     reply.type('text/html; charset=utf-8').send(landing(req, deps, await coverage(deps))),
   );
-  app.get('/pricing', async (req, reply) => reply.type('text/html; charset=utf-8').send(pricing(req)));
+  app.get('/pricing', async (req, reply) => reply.type('text/html; charset=utf-8').send(pricing(req, deps)));
   app.get('/data-coverage', async (req, reply) =>
     reply.type('text/html; charset=utf-8').send(dataCoverage(req, await coverage(deps))),
   );

@@ -122,6 +122,9 @@ describe('a customer in the browser', { skip: unavailable ?? false }, () => {
   it('revokes the key: the API answers 401 at once', async () => {
     await page.goto(`${site.base}/account/keys`);
     await page.getByRole('button', { name: 'Revoke ci server' }).click();
+    // A confirmation first (test/web-polish.test.ts: the key works until it is given).
+    assert.match(await text('.confirm h2'), /Revoke the key "ci server"/);
+    await page.getByRole('button', { name: 'Revoke the key' }).click();
     assert.match(await text('.notice'), /revoked/);
     assert.equal((await api('/v1/entities/search?name=sunshine', key)).status, 401);
     await screenshot(page, '08-keys-revoked');

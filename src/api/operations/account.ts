@@ -4,6 +4,7 @@ import { AccountUsageBody, singleEnvelope } from '../schemas.js';
 
 export const accountUsage = defineOperation({
   name: 'getAccountUsage',
+  tag: 'Account',
   tool: null,
   path: '/account/usage',
   title: 'Account usage',

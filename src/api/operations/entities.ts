@@ -52,6 +52,7 @@ export const entitySearchParams = z.strictObject({
 
 export const searchEntities = defineOperation({
   name: 'searchEntities',
+  tag: 'Entities',
   tool: 'search_entities',
   path: '/entities/search',
   title: 'Search entities',
@@ -75,6 +76,7 @@ export const searchEntities = defineOperation({
 
 export const getEntity = defineOperation({
   name: 'getEntity',
+  tag: 'Entities',
   tool: 'get_entity',
   path: '/entities/{document_number}',
   title: 'Get an entity',

@@ -8,6 +8,7 @@ import { listResult, USE_NOTE } from './list.js';
 
 export const listDailyFilings = defineOperation({
   name: 'listDailyFilings',
+  tag: 'Filings',
   tool: 'list_daily_filings',
   path: '/filings/daily',
   title: "List a day's filings",
@@ -34,6 +35,7 @@ export const listDailyFilings = defineOperation({
 
 export const listRecentFilings = defineOperation({
   name: 'listRecentFilings',
+  tag: 'Filings',
   tool: 'list_recent_filings',
   path: '/filings/recent',
   title: 'List recent filings',

@@ -11,6 +11,7 @@ import { listResult } from './list.js';
 
 const sample = defineOperation({
   name: 'getSample',
+  tag: 'Keyless',
   tool: null,
   path: '/sample',
   title: 'Sample entities',
@@ -39,6 +40,7 @@ const PUBLIC_SEARCH_LIMIT = 10;
 
 const publicSearch = defineOperation({
   name: 'publicSearch',
+  tag: 'Keyless',
   tool: null,
   path: '/public/search',
   title: 'Public name search',
@@ -100,6 +102,7 @@ const DatasetStatusBody = z
 
 const status = defineOperation({
   name: 'getStatus',
+  tag: 'Keyless',
   tool: null,
   path: '/status',
   title: 'Dataset status',

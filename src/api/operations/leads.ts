@@ -22,6 +22,7 @@ const county = z
 
 export const listNewBusinessLeads = defineOperation({
   name: 'listNewBusinessLeads',
+  tag: 'Leads',
   tool: 'list_new_business_leads',
   path: '/leads/new-businesses',
   title: 'New-business leads',
@@ -52,6 +53,7 @@ export const listNewBusinessLeads = defineOperation({
 
 export const newBusinessesDailyFile = defineOperation({
   name: 'getNewBusinessesDailyFile',
+  tag: 'Leads',
   tool: null,
   path: '/leads/new-businesses/daily.csv',
   title: 'New businesses of a day, enriched (CSV)',

@@ -7,6 +7,7 @@ import { listResult, USE_NOTE } from './list.js';
 
 export const searchOfficers = defineOperation({
   name: 'searchOfficers',
+  tag: 'People and places',
   tool: 'search_officers',
   path: '/officers/search',
   title: 'Search officers',
@@ -36,6 +37,7 @@ export const searchOfficers = defineOperation({
 
 export const searchAgents = defineOperation({
   name: 'searchAgents',
+  tag: 'People and places',
   tool: 'search_agents',
   path: '/agents/search',
   title: 'Search registered agents',
@@ -56,6 +58,7 @@ export const searchAgents = defineOperation({
 
 export const searchAddresses = defineOperation({
   name: 'searchAddresses',
+  tag: 'People and places',
   tool: 'search_addresses',
   path: '/addresses/search',
   title: 'Search addresses',

@@ -38,6 +38,7 @@ const Removed = z.object({ removed: z.literal(true) });
 
 export const listEntityWatches = defineOperation({
   name: 'listEntityWatches',
+  tag: 'Monitoring',
   tool: null,
   path: '/watches/entities',
   title: 'List watched entities',
@@ -57,6 +58,7 @@ export const listEntityWatches = defineOperation({
 
 export const watchEntity = defineOperation({
   name: 'watchEntity',
+  tag: 'Monitoring',
   tool: null,
   method: 'post',
   path: '/watches/entities',
@@ -78,6 +80,7 @@ export const watchEntity = defineOperation({
 
 export const unwatchEntity = defineOperation({
   name: 'unwatchEntity',
+  tag: 'Monitoring',
   tool: null,
   method: 'delete',
   path: '/watches/entities/{document_number}',
@@ -97,6 +100,7 @@ export const unwatchEntity = defineOperation({
 
 const listSavedSearchWatches = defineOperation({
   name: 'listSavedSearches',
+  tag: 'Monitoring',
   tool: null,
   path: '/watches/searches',
   title: 'List saved searches',
@@ -115,6 +119,7 @@ const listSavedSearchWatches = defineOperation({
 
 export const saveSearch = defineOperation({
   name: 'saveSearch',
+  tag: 'Monitoring',
   tool: null,
   method: 'post',
   path: '/watches/searches',
@@ -141,6 +146,7 @@ export const saveSearch = defineOperation({
 
 export const deleteSavedSearchWatch = defineOperation({
   name: 'deleteSavedSearch',
+  tag: 'Monitoring',
   tool: null,
   method: 'delete',
   path: '/watches/searches/{id}',
@@ -160,6 +166,7 @@ export const deleteSavedSearchWatch = defineOperation({
 
 export const listWatchEvents = defineOperation({
   name: 'listWatchEvents',
+  tag: 'Monitoring',
   tool: 'list_watch_events',
   path: '/watches/events',
   title: 'Recent events of the watchlist',
@@ -209,6 +216,7 @@ export const listWatchEvents = defineOperation({
 const getWatchEvent = defineOperation({
   name: 'getWatchEvent',
   tool: null,
+  tag: 'Monitoring',
   path: '/watches/events/{id}',
   title: 'One event of the watchlist',
   description:

@@ -39,6 +39,7 @@ const all = <T>(rows: T[]) => ({
 
 const listWebhooks = defineOperation({
   name: 'listWebhooks',
+  tag: 'Webhooks',
   tool: null,
   path: '/webhooks',
   title: 'List webhook endpoints',
@@ -56,6 +57,7 @@ const listWebhooks = defineOperation({
 
 export const createWebhook = defineOperation({
   name: 'createWebhook',
+  tag: 'Webhooks',
   tool: null,
   method: 'post',
   path: '/webhooks',
@@ -89,6 +91,7 @@ export const createWebhook = defineOperation({
 const endpointChange = (change: 'pause' | 'resume' | 'rotate', name: string, suffix: string, text: string) =>
   defineOperation({
     name,
+    tag: 'Webhooks',
     tool: null,
     method: 'post',
     path: `/webhooks/{id}/${suffix}`,
@@ -125,6 +128,7 @@ const Deleted = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id
 
 export const deleteWebhook = defineOperation({
   name: 'deleteWebhook',
+  tag: 'Webhooks',
   tool: null,
   method: 'delete',
   path: '/webhooks/{id}',
@@ -144,6 +148,7 @@ export const deleteWebhook = defineOperation({
 
 export const testWebhook = defineOperation({
   name: 'testWebhook',
+  tag: 'Webhooks',
   tool: null,
   method: 'post',
   path: '/webhooks/{id}/test',
@@ -162,6 +167,7 @@ export const testWebhook = defineOperation({
 
 export const replayWebhookEvent = defineOperation({
   name: 'replayWebhookEvent',
+  tag: 'Webhooks',
   tool: null,
   method: 'post',
   path: '/webhooks/events/{id}/replay',
@@ -193,6 +199,7 @@ const Replayed = z
 export const replayWebhookEvents = defineOperation({
   name: 'replayWebhookEvents',
   tool: null,
+  tag: 'Webhooks',
   method: 'post',
   path: '/webhooks/events/replay',
   title: 'Replay the events of a time range',
@@ -250,6 +257,7 @@ const DeliveryAttempt = z
 
 export const listWebhookDeliveries = defineOperation({
   name: 'listWebhookDeliveries',
+  tag: 'Webhooks',
   tool: null,
   path: '/webhooks/{id}/deliveries',
   title: "An endpoint's delivery log",

@@ -2,7 +2,7 @@
 // the plan (subscribe, upgrade, downgrade, cancel; Stripe's portal with Stripe), invoices and their
 // items. Members see it; only the owner changes it. docs/web.md, "The dashboard".
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PACK_SLUGS, PACKS, formatUsd, type PlanSlug } from '../../accounts/catalog.js';
+import { PACK_SLUGS, PACKS, PLANS, formatUsd, type PlanSlug } from '../../accounts/catalog.js';
 import { listPacks, isPackSlug } from '../../accounts/packs.js';
 import { billingBalance } from '../../billing/balance.js';
 import { BillingError } from '../../billing/errors.js';
@@ -13,6 +13,7 @@ import { cancelPlan, choosePlan, portalUrl } from '../../billing/plans.js';
 import type { WebDeps } from '../context.js';
 import { html, num, when } from '../html.js';
 import { csrfField, type Notice } from '../layout.js';
+import { confirmationCard, isConfirmed } from './confirm.js';
 import { planSection } from './plan-section.js';
 import { type Member, memberOf, noticeFrom, ownerOnly, render, workspaceOf } from './shared.js';
 
@@ -135,7 +136,7 @@ async function billingPage(
       ${buy}
       ${
         packRows.length
-          ? html`<div class="table-wrap">
+          ? html`<div class="table-wrap" role="region" aria-label="Credit packs" tabindex="0">
               <table>
                 <thead>
                   <tr>
@@ -159,7 +160,7 @@ async function billingPage(
       <h2>Invoices</h2>
       ${
         invoiceRows.length
-          ? html`<div class="table-wrap">
+          ? html`<div class="table-wrap" role="region" aria-label="Invoices" tabindex="0">
               <table>
                 <thead>
                   <tr>
@@ -233,6 +234,23 @@ export async function billingRoutes(app: FastifyInstance, deps: WebDeps): Promis
 
   app.post('/account/billing/cancel', { preHandler: ownerOnly(deps) }, async (req, reply) => {
     const m = memberOf(req);
+    const ws = await workspaceOf(deps, m);
+    const cancellable = ws.plan !== 'free_trial' && ws.subscription_status !== 'cancelled';
+    // The first post asks (a plan that cannot be cancelled goes on to cancelPlan's reason).
+    if (cancellable && !isConfirmed(req.body))
+      return render(req, reply, deps, m, {
+        title: 'Billing',
+        section: '/account/billing',
+        body: confirmationCard(req, {
+          question: `Cancel the ${PLANS[ws.plan].name} subscription?`,
+          consequence:
+            'Overage stops at once and what was used is billed on a final invoice. This month’s credits and your ' +
+            'packs stay yours to spend; next month grants no credits. Subscribing again later is a new subscription.',
+          action: '/account/billing/cancel',
+          button: 'Cancel the subscription',
+          back: { href: '/account/billing', label: 'Keep my plan' },
+        }),
+      });
     try {
       await cancelPlan(pool, payments, m.workspaceId, clock.now());
     } catch (err) {

@@ -63,7 +63,7 @@ export async function deletionRoutes(app: FastifyInstance, deps: WebDeps): Promi
     for (const w of await ownedWorkspaces(pool, session.userId)) await remove(w.id);
     await deleteUser(pool, session.userId, clock.now());
     clearCookie(reply, deps.cookies, deps.cookies.session);
-    req.web = { session: null, csrfSecret: req.web?.csrfSecret ?? '' };
+    req.web = { session: null, csrfSecret: req.web?.csrfSecret ?? '', company: deps.company };
     const page = narrow(
       req,
       'Account deleted',

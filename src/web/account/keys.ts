@@ -6,7 +6,9 @@ import { createKey, listKeys, revokeWorkspaceKey, type ApiKeyInfo } from '../../
 import type { WebDeps } from '../context.js';
 import { isId, parseForm, type FieldErrors } from '../forms.js';
 import { html, when, type Html } from '../html.js';
+import { keyOnce, KEY_ONCE_SCRIPTS } from '../key-once.js';
 import { csrfField, type Notice } from '../layout.js';
+import { confirmationCard, isConfirmed } from './confirm.js';
 import { memberOf, noticeFrom, render } from './shared.js';
 
 /** Live and test keys a workspace may hold unrevoked (a leaked session cannot mint keys without end). */
@@ -53,7 +55,7 @@ function keysBody(req: FastifyRequest, keys: ApiKeyInfo[], errors: FieldErrors, 
     ? html`<div class="card">
         <h2>Your new key</h2>
         <p><strong>Copy it now: it is shown only this once.</strong> Only its hash is kept.</p>
-        <p class="key-once mono" id="new-key">${created}</p>
+        ${keyOnce(created)}
       </div>`
     : '';
   const error = (f: string) => (errors[f] ? html`<p class="hint field-error" role="alert">${errors[f]}</p>` : '');
@@ -93,7 +95,7 @@ function keysBody(req: FastifyRequest, keys: ApiKeyInfo[], errors: FieldErrors, 
     </div>
     <div class="card">
       <h2>Keys</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" role="region" aria-label="Keys" tabindex="0">
         <table>
           <thead>
             <tr>
@@ -156,13 +158,34 @@ export async function keyRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
       section: '/account/keys',
       status: 201,
       body: keysBody(req, keys, {}, key.key),
+      scripts: KEY_ONCE_SCRIPTS,
       notice: { kind: 'ok', text: `Key "${form.data.name}" created.` },
     });
   });
 
   app.post<{ Params: { id: string } }>('/account/keys/:id/revoke', async (req, reply) => {
     const m = memberOf(req);
-    const done = isId('key', req.params.id) && (await revokeWorkspaceKey(pool, m.workspaceId, req.params.id, clock));
+    const id = req.params.id;
+    const key = isId('key', id)
+      ? (await listKeys(pool, m.workspaceId)).find((k) => k.id === id && !k.revoked_at)
+      : null;
+    if (!key) return reply.redirect('/account/keys?done=no_such_key', 303);
+    // The first post asks: revoking cannot be undone, and the key's clients fail from the next request.
+    if (!isConfirmed(req.body))
+      return render(req, reply, deps, m, {
+        title: 'API keys',
+        section: '/account/keys',
+        body: confirmationCard(req, {
+          question: `Revoke the key "${key.name ?? key.hint}" (${key.hint})?`,
+          consequence:
+            'Every request made with it is refused from the next one on (401). This cannot be undone: a client ' +
+            'that uses it needs a new key.',
+          action: `/account/keys/${key.id}/revoke`,
+          button: 'Revoke the key',
+          back: { href: '/account/keys', label: 'Keep the key' },
+        }),
+      });
+    const done = await revokeWorkspaceKey(pool, m.workspaceId, key.id, clock);
     return reply.redirect(`/account/keys?done=${done ? 'key_revoked' : 'no_such_key'}`, 303);
   });
 }

@@ -78,7 +78,7 @@ export async function logRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
         </div>
       </form>
       <div class="card">
-        <div class="table-wrap">
+        <div class="table-wrap" role="region" aria-label="Request log" tabindex="0">
           <table class="compact">
             <thead>
               <tr>

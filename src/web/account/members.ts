@@ -99,7 +99,7 @@ function body(req: FastifyRequest, m: Member, members: WorkspaceMember[], invita
     }
     <div class="card">
       <h2>Members</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" role="region" aria-label="Members" tabindex="0">
         <table>
           <thead>
             <tr>
@@ -119,7 +119,7 @@ function body(req: FastifyRequest, m: Member, members: WorkspaceMember[], invita
       <h2>Pending invitations</h2>
       ${
         invitationRows.length
-          ? html`<div class="table-wrap">
+          ? html`<div class="table-wrap" role="region" aria-label="Pending invitations" tabindex="0">
               <table>
                 <thead>
                   <tr>

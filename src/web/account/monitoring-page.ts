@@ -43,8 +43,9 @@ export const SEARCH_FIELDS = [
 
 const STATUS_CHOICES = ['', 'active', 'inactive'] as const;
 
-const table = (head: string[], rows: Html[], empty: string): Html =>
-  html`<div class="table-wrap">
+/** A table in a labelled scroll box, a keyboard stop on narrow screens. */
+const table = (label: string, head: string[], rows: Html[], empty: string): Html =>
+  html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0">
     <table class="compact">
       <thead>
         <tr>
@@ -129,6 +130,7 @@ function endpointsCard(req: FastifyRequest, v: MonitoringView, state: FormState)
     <div class="card">
       <h2>Webhook endpoints</h2>
       ${table(
+        'Webhook endpoints',
         ['URL', 'Events', 'State', 'Since', ''],
         v.endpoints.map(
           (e) =>
@@ -179,6 +181,7 @@ function attemptsCard(v: MonitoringView): Html {
   return html`<div class="card">
     <h2>Latest delivery attempts</h2>
     ${table(
+      'Latest delivery attempts',
       ['Time (UTC)', 'Endpoint', 'Event', 'Answer', 'Latency', 'Response'],
       v.attempts.flatMap((e) =>
         e.rows.map(
@@ -221,6 +224,7 @@ function watchesCard(req: FastifyRequest, v: MonitoringView, state: FormState): 
   return html`<div class="card" id="watches">
     <h2>Watched entities</h2>
     ${table(
+      'Watched entities',
       ['Document number', 'Name', 'Since', ''],
       v.watches.rows.map(
         (w) =>
@@ -259,6 +263,7 @@ function searchesCard(req: FastifyRequest, v: MonitoringView, state: FormState):
   return html`<div class="card">
     <h2>Saved searches</h2>
     ${table(
+      'Saved searches',
       ['Name', 'Filters', ''],
       v.searches.map(
         (s) =>
@@ -300,6 +305,7 @@ function eventsCard(req: FastifyRequest, v: MonitoringView): Html {
   return html`<div class="card">
     <h2>Latest events</h2>
     ${table(
+      'Latest events',
       ['#', 'Time (UTC)', 'Event', 'Type', 'Deliveries', ''],
       v.events.rows.map(
         (e) =>

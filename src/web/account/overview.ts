@@ -1,11 +1,12 @@
 // The account overview: this month's metered requests against the quota with a daily chart split REST /
 // MCP, the reset date, and the balance with its parts (docs/web.md, "The dashboard").
 import type { FastifyInstance } from 'fastify';
-import { PLANS, TRIAL_CAP, TRIAL_DAYS } from '../../accounts/catalog.js';
+import { PLANS } from '../../accounts/catalog.js';
 import { dailyUsage, workspaceUsage } from '../../accounts/usage.js';
 import { billingBalance } from '../../billing/balance.js';
 import type { WebDeps } from '../context.js';
 import { html, num } from '../html.js';
+import { trialDay, trialSentence } from './plan-section.js';
 import { memberOf, noticeFrom, render, workspaceOf } from './shared.js';
 
 const NOTICES = {
@@ -28,8 +29,7 @@ export async function overviewRoutes(app: FastifyInstance, deps: WebDeps): Promi
     const trialNote =
       ws.plan === 'free_trial'
         ? html`<p class="hint">
-            Free trial: after ${TRIAL_DAYS} days what is left is capped at ${num(TRIAL_CAP)} credits.
-            <a href="/account/billing">Subscribe</a> or buy a pack for more.
+            ${trialSentence(ws, now)} <a href="/account/billing">Subscribe</a> or buy a pack for more.
           </p>`
         : '';
     const status =
@@ -66,7 +66,13 @@ export async function overviewRoutes(app: FastifyInstance, deps: WebDeps): Promi
           <div class="label">Plan</div>
           <div class="value">${plan.name}</div>
           <div class="sub">
-            ${ws.subscription_status === 'active' ? 'active' : ws.subscription_status.replace('_', ' ')}
+            ${
+              ws.plan === 'free_trial'
+                ? trialDay(ws, now)
+                : ws.subscription_status === 'active'
+                  ? 'active'
+                  : ws.subscription_status.replace('_', ' ')
+            }
           </div>
         </div>
         <div class="stat">
@@ -88,7 +94,7 @@ export async function overviewRoutes(app: FastifyInstance, deps: WebDeps): Promi
         </div>
         <details>
           <summary>As a table</summary>
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" aria-label="Metered requests per day" tabindex="0">
             <table>
               <thead>
                 <tr>
@@ -113,7 +119,7 @@ export async function overviewRoutes(app: FastifyInstance, deps: WebDeps): Promi
       </div>
       <div class="card">
         <h2>Balance</h2>
-        <div class="table-wrap">
+        <div class="table-wrap" role="region" aria-label="Balance" tabindex="0">
           <table>
             <tbody>
               <tr>

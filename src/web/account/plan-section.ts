@@ -1,7 +1,7 @@
 // The plan card of the billing page: the current plan and its state, a scheduled downgrade, the
 // self-serve plans with what choosing each would do now (and cost), cancellation and Stripe's portal.
 import type { FastifyRequest } from 'fastify';
-import { PLANS, formatUsd } from '../../accounts/catalog.js';
+import { PLANS, TRIAL_CAP, TRIAL_DAYS, formatUsd } from '../../accounts/catalog.js';
 import type { Workspace } from '../../accounts/workspaces.js';
 import {
   changeKind,
@@ -12,7 +12,7 @@ import {
   SELF_SERVE_PLANS,
 } from '../../billing/plan-change.js';
 import type { WebDeps } from '../context.js';
-import { html, num, type Html } from '../html.js';
+import { html, num, when, type Html } from '../html.js';
 import { csrfField } from '../layout.js';
 import type { Member } from './shared.js';
 
@@ -24,6 +24,26 @@ const LABEL = {
   none: 'Current plan',
 };
 
+/** When the trial's days are over: its balance is then capped (the gate, docs/contract.md "Plans and credits"). */
+const trialEnd = (ws: Workspace): Date => new Date(Date.parse(ws.created_at) + TRIAL_DAYS * 86_400_000);
+
+/** The trial's end day in a few words: `until 2026-03-17`, or `ended 2026-03-17`. */
+export function trialDay(ws: Workspace, now: Date): string {
+  const end = trialEnd(ws);
+  return `${ws.trial_capped_at || now >= end ? 'ended' : 'until'} ${end.toISOString().slice(0, 10)}`;
+}
+
+/** The trial's end date and what it means, for the overview and this card; nothing for other plans. */
+export function trialSentence(ws: Workspace, now: Date): Html | '' {
+  if (ws.plan !== 'free_trial') return '';
+  const end = trialEnd(ws);
+  return ws.trial_capped_at || now >= end
+    ? html`The trial's ${TRIAL_DAYS} days ended on ${when(end.toISOString())}: what is left is capped at
+      ${num(TRIAL_CAP)} credits.`
+    : html`The trial's ${TRIAL_DAYS} days end on <strong>${when(end.toISOString())}</strong>; then what is left is
+        capped at ${num(TRIAL_CAP)} credits.`;
+}
+
 export async function planSection(req: FastifyRequest, deps: WebDeps, m: Member, ws: Workspace): Promise<Html> {
   const now = deps.clock.now();
   const pending = await pendingPlan(deps.pool, ws.id);
@@ -31,7 +51,7 @@ export async function planSection(req: FastifyRequest, deps: WebDeps, m: Member,
   const csrf = csrfField(req);
   const state =
     ws.plan === 'free_trial'
-      ? html`<span class="pill">free trial</span>`
+      ? ''
       : ws.subscription_status === 'active'
         ? html`<span class="pill ok">active</span>`
         : ws.subscription_status === 'past_due'
@@ -94,12 +114,13 @@ export async function planSection(req: FastifyRequest, deps: WebDeps, m: Member,
           : ''
       }
     </p>
+    ${ws.plan === 'free_trial' ? html`<p class="hint">${trialSentence(ws, now)}</p>` : ''}
     ${owner ? '' : html`<p class="hint">Only the workspace's owner changes the plan.</p>`}
     <div class="plans">${cards}</div>
     <p class="hint">
       Upgrades apply now: you pay the difference for the rest of the month and get the difference in credits for it.
       Downgrades apply at the next cycle. Cancelling stops overage at once and bills it; this month's credits and packs
-      stay. Enterprise: <a href="mailto:sales@registry-lookup.example">contact us</a>.
+      stay. Enterprise: <a href="mailto:${deps.company.salesEmail}">contact us</a>.
     </p>
     <p>${cancel} ${portal}</p>
   </div>`;

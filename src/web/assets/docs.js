@@ -7,7 +7,8 @@
   SwaggerUIBundle({
     url: el.dataset.spec,
     domNode: el,
-    deepLinking: true,
+    // No deep links: Swagger UI puts their anchors inside each operation's button (nested controls).
+    deepLinking: false,
     docExpansion: 'list',
     defaultModelsExpandDepth: 0,
     // The reference reads; calls are made with a key, or from the account's playground.
