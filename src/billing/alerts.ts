@@ -27,7 +27,7 @@ const BALANCES = `
       )::bigint AS balance
   FROM workspaces w WHERE w.low_balance_threshold IS NOT NULL`;
 
-export const lowBalanceMail = (c: Crossing & { to: string }, base: string): Mail => ({
+const lowBalanceMail = (c: Crossing & { to: string }, base: string): Mail => ({
   to: c.to,
   subject: `Registry Lookup: the balance of ${c.name} is ${c.balance.toLocaleString('en-US')} credits`,
   text:
@@ -50,8 +50,8 @@ async function crossings(pool: pg.Pool, now: Date): Promise<{ crossed: Crossing[
      alert AS (UPDATE workspaces w SET low_balance_alerted_at = $1 FROM b
        WHERE w.id = b.id AND b.low_balance_alerted_at IS NULL AND b.balance <= b.threshold
        RETURNING w.id, w.name, b.balance, b.threshold)
-     SELECT a.*, false AS rearm, coalesce(d.email, (SELECT u.email FROM workspace_members m JOIN users u ON u.id = m.user_id
-         WHERE m.workspace_id = a.id AND m.role = 'owner')) AS to
+     SELECT a.*, false AS rearm, coalesce(d.email, (SELECT u.email FROM workspace_members m
+         JOIN users u ON u.id = m.user_id WHERE m.workspace_id = a.id AND m.role = 'owner')) AS to
        FROM alert a LEFT JOIN billing_details d ON d.workspace_id = a.id
      UNION ALL SELECT id, NULL, NULL, NULL, true, NULL FROM rearm`,
     [now],

@@ -169,7 +169,8 @@ export async function issueMissingDocuments(pool: pg.Pool): Promise<number> {
             c.refunded_at
      FROM checkouts c WHERE c.status <> 'open' AND NOT (c.kind = 'plan' AND c.provider = 'stripe')
        AND (NOT EXISTS (SELECT 1 FROM billing_documents d WHERE d.source = 'checkout:' || c.id)
-         OR (c.status = 'refunded' AND NOT EXISTS (SELECT 1 FROM billing_documents d WHERE d.source = 'refund:' || c.id)))
+         OR (c.status = 'refunded'
+           AND NOT EXISTS (SELECT 1 FROM billing_documents d WHERE d.source = 'refund:' || c.id)))
      ORDER BY c.paid_at`,
   );
   const { rows: invoices } = await pool.query<{ id: string; issued_at: Date }>(

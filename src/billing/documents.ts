@@ -8,7 +8,7 @@ import type { Seller } from '../config/index.js';
 import type { ProviderName } from './provider.js';
 import { iso } from './sql.js';
 
-export type DocumentKind = 'receipt' | 'invoice' | 'credit_note';
+type DocumentKind = 'receipt' | 'invoice' | 'credit_note';
 
 /** One line; amounts are integers of cents (negative on a credit note). */
 export interface DocumentLine {
@@ -52,9 +52,8 @@ export interface DocumentIssue {
   readonly lines: readonly DocumentLine[];
 }
 
-/** Six digits and up: RL-000001. */
+/** Numbers are RL- and six digits and up (RL-000001): room for a million documents before they lengthen. */
 const NUMBER_DIGITS = 6;
-export const documentNumber = (n: number): string => `RL-${String(n).padStart(NUMBER_DIGITS, '0')}`;
 
 const COLUMNS = `id, number, workspace_id, kind, source, provider, ${iso('issued_at')} AS issued_at, currency, lines,
   total_cents, buyer, seller`;

@@ -36,6 +36,8 @@ const fieldError = (refused: RefusedForm | null, form: RefusedForm['form'], fiel
 const shown = (refused: RefusedForm | null, form: RefusedForm['form'], field: string, saved: string): string =>
   refused?.form === form ? sentBack(refused.body, field) : saved;
 
+const taxLine = (taxId: string | null) => (taxId ? html`<br />Tax id ${taxId}` : '');
+
 export function detailsSection(
   req: FastifyRequest,
   owner: boolean,
@@ -47,9 +49,7 @@ export function detailsSection(
       <h2>Billing details</h2>
       ${
         d
-          ? html`<p>
-              ${d.company}<br />${d.address}<br />${countryName(d.country)}${d.tax_id ? html`<br />Tax id ${d.tax_id}` : ''}
-            </p>`
+          ? html`<p>${d.company}<br />${d.address}<br />${countryName(d.country)}${taxLine(d.tax_id)}</p>`
           : html`<p class="empty">None set: documents name the workspace and the owner's address.</p>`
       }
     </div>`;
@@ -135,7 +135,7 @@ export function limitsSection(req: FastifyRequest, owner: boolean, l: Limits, re
           id="threshold"
           name="threshold"
           inputmode="numeric"
-          value="${shown(refused, 'threshold', 'threshold', l.low_balance_threshold === null ? '' : String(l.low_balance_threshold))}"
+          value="${shown(refused, 'threshold', 'threshold', String(l.low_balance_threshold ?? ''))}"
         />
         ${fieldError(refused, 'threshold', 'threshold')}${fieldError(refused, 'threshold', 'form')}
       </div>
