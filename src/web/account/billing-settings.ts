@@ -68,6 +68,7 @@ export function detailsSection(
       <div class="field">
         <label for="company">Company or name</label>
         <input
+          type="text"
           id="company"
           name="company"
           maxlength="200"
@@ -83,6 +84,7 @@ export function detailsSection(
       <div class="field">
         <label for="country">Country (two-letter code)</label>
         <input
+          type="text"
           id="country"
           name="country"
           maxlength="2"
@@ -92,7 +94,7 @@ export function detailsSection(
       </div>
       <div class="field">
         <label for="tax_id">Tax id (optional)</label>
-        <input id="tax_id" name="tax_id" maxlength="50" value="${v('tax_id', d?.tax_id)}" />${err('tax_id')}
+        <input type="text" id="tax_id" name="tax_id" maxlength="50" value="${v('tax_id', d?.tax_id)}" />${err('tax_id')}
       </div>
       <div class="field">
         <label for="billing_email">Billing email (optional; alerts go there too)</label>
@@ -132,6 +134,7 @@ export function limitsSection(req: FastifyRequest, owner: boolean, l: Limits, re
       <div class="field">
         <label for="threshold">Mail me when the balance falls to (credits)</label>
         <input
+          type="text"
           id="threshold"
           name="threshold"
           inputmode="numeric"
@@ -145,7 +148,7 @@ export function limitsSection(req: FastifyRequest, owner: boolean, l: Limits, re
       ${csrfField(req)}
       <div class="field">
         <label for="cap">Monthly spending cap on overage (USD)</label>
-        <input id="cap" name="cap" inputmode="decimal" value="${shown(refused, 'cap', 'cap', capSaved)}" />
+        <input type="text" id="cap" name="cap" inputmode="decimal" value="${shown(refused, 'cap', 'cap', capSaved)}" />
         ${fieldError(refused, 'cap', 'cap')}${fieldError(refused, 'cap', 'form')}
       </div>
       <div class="field"><button type="submit">Save cap</button></div>

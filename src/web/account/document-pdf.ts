@@ -14,7 +14,8 @@ export function partyLines(p: Party): string[] {
     ...(p.address ? p.address.split('\n') : []),
     ...(p.country ? [countryName(p.country)] : []),
     ...(p.tax_id ? [`Tax id: ${p.tax_id}`] : []),
-    ...(p.email ? [p.email] : []),
+    // A workspace named by its owner's address would print it twice.
+    ...(p.email && p.email !== p.name ? [p.email] : []),
   ];
 }
 
