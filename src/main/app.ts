@@ -7,7 +7,6 @@ import { Gate } from '../accounts/gate.js';
 import { IdempotencyKeys } from '../accounts/idempotency.js';
 import { RequestLog } from '../accounts/request-log.js';
 import { Settlement } from '../accounts/settlement.js';
-import { syncSeller } from '../billing/documents.js';
 import { paymentProvider } from '../billing/payments.js';
 import type { PaymentProvider } from '../billing/provider.js';
 import { StripePayments } from '../billing/stripe.js';
@@ -163,8 +162,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const member = proxyAuth({ pool: db.pool, clock, cookies });
   registerRest(http, routes, pipeline, delivery, member);
   const payments = deps.payments ?? paymentProvider(config);
-  // The documents issued from now on name the seller as configured.
-  await syncSeller(db.pool, config.billing.seller);
   await http.register(billingRoutes, { pool: db.pool, pipeline, clock, payments, member });
   await http.register(checkoutRoutes, {
     pool: db.pool,
