@@ -775,7 +775,14 @@ describe('configuration', () => {
       stripeSecretKey: '',
       stripeWebhookSecret: '',
       publicBaseUrl: 'http://127.0.0.1:3000',
+      seller: { name: 'Registry Lookup', address: null, taxId: null, email: null },
     });
+    // The seller of the documents: an address's `|` ends a line.
+    assert.deepEqual(
+      loadConfig({ SELLER_NAME: 'Lookup Inc.', SELLER_ADDRESS: '1 Bay St | Tampa, FL', SELLER_TAX_ID: '12-34' }).billing
+        .seller,
+      { name: 'Lookup Inc.', address: '1 Bay St\nTampa, FL', taxId: '12-34', email: null },
+    );
     assert.equal(loadConfig({ HOST: '0.0.0.0', PORT: '8080' }).billing.publicBaseUrl, 'http://localhost:8080');
     assert.equal(
       loadConfig({ PUBLIC_BASE_URL: 'https://lookup.example.com/registry/' }).billing.publicBaseUrl,

@@ -170,9 +170,12 @@ export const OVERAGE_BLOCK_CENTS = 5;
 /** Every price and invoice is in US dollars. */
 export const CURRENCY = 'usd';
 
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
-
-export const formatUsd = (cents: number): string => usd.format(cents / 100);
+/** "$1,234.05", "-$5.00": from integer cents with integer arithmetic only (money is never a float here). */
+export const formatUsd = (cents: number): string => {
+  const abs = Math.abs(cents);
+  const dollars = Math.trunc(abs / 100).toLocaleString('en-US');
+  return `${cents < 0 ? '-' : ''}$${dollars}.${String(abs % 100).padStart(2, '0')}`;
+};
 
 /** "starter (1,000 credits, $5.00), ...": the packs in one line, for descriptions. */
 export const packsInWords = (): string =>

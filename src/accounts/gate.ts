@@ -20,7 +20,15 @@ export interface Caller {
 }
 
 type GateOutcome =
-  'ok' | 'unauthorized' | 'rest_disabled' | 'mcp_disabled' | 'forbidden' | 'payment_required' | 'quota_exhausted';
+  | 'ok'
+  | 'unauthorized'
+  | 'rest_disabled'
+  | 'mcp_disabled'
+  | 'forbidden'
+  | 'payment_required'
+  | 'quota_exhausted'
+  /** The month's overage reached the workspace's spending cap (retryAfter: seconds to the next month). */
+  | 'cap_reached';
 
 export interface GateResult {
   readonly outcome: GateOutcome;
@@ -28,7 +36,7 @@ export interface GateResult {
   /** The ledger entry of the reserved credit, to settle. */
   readonly reservation: number | null;
   readonly creditBalance: number | null;
-  /** Seconds to the next cycle, when the monthly quota is exhausted. */
+  /** Seconds to the next cycle, when the monthly quota is exhausted or the spending cap reached. */
   readonly retryAfter: number | null;
 }
 

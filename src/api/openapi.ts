@@ -57,7 +57,9 @@ const RATE_HEADERS = [
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid parameters: `details` names each bad parameter and why.',
   401: 'Missing, invalid, revoked or conflicting credentials, or a suspended workspace (one body for all).',
-  402: 'No credits left: the free trial is used up, or the subscription is cancelled.',
+  402:
+    'No credits left: the free trial is used up, the subscription is cancelled, or the monthly spending cap on ' +
+    'overage set by the workspace owner is reached.',
   403: 'Authenticated but not permitted (plan without REST, MCP, CSV or the lead feed).',
   404: 'Not found.',
   409: 'The Idempotency-Key was used with another request, or its first request is still being answered. Free.',

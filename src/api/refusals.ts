@@ -39,6 +39,15 @@ export function refuseByGate(gate: GateResult): void {
       throw new ApiError('payment_required', gate.caller?.plan === 'free_trial' ? TRIAL_USED_UP : CANCELLED_USED_UP, {
         creditBalance,
       });
+    case 'cap_reached':
+      // The owner's cap stops overage only: plan and pack credits are spent before overage, so none is left.
+      throw new ApiError(
+        'payment_required',
+        "Your workspace's monthly spending cap on overage is reached and your plan and pack credits are used " +
+          'up. The owner can raise the cap or buy a credit pack on the billing page; overage resumes with the ' +
+          `next month in ${gate.retryAfter} seconds.`,
+        { creditBalance },
+      );
     case 'quota_exhausted':
       throw new ApiError(
         'rate_limited',

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import type Stripe from 'stripe';
 import { fulfilCheckout } from '../billing/checkouts.js';
+import { receiptForStripeInvoice, type StripePaidInvoice } from '../billing/document-sources.js';
 import { payProcessorItems } from '../billing/invoices.js';
 import { sendToProcessor } from '../billing/overage.js';
 import {
@@ -83,6 +84,7 @@ async function handleStripeEvent(event: Stripe.Event, { pool, stripe, clock }: S
       if (event.type === 'invoice.paid') {
         const items = await stripe.paidInvoiceItems(invoice);
         await payProcessorItems(pool, items, now, `Stripe invoice ${invoice.id}`);
+        await receiptForStripeInvoice(pool, await paidInvoice(stripe, invoice, now));
       }
       const subscription = idOf(invoice.parent?.subscription_details?.subscription ?? null);
       await subscriptionEvent(subscription, event.type === 'invoice.paid' ? 'active' : 'past_due', null);
@@ -94,4 +96,24 @@ async function handleStripeEvent(event: Stripe.Event, { pool, stripe, clock }: S
   await recordHandled(pool, { id: event.id, type: event.type, created }, now);
   // A cancellation issues the final invoice of the overage: it goes to Stripe now.
   await sendToProcessor(pool, stripe);
+}
+
+/** A paid Stripe invoice as its receipt reads it: every line, the amount paid, when. */
+async function paidInvoice(stripe: StripePayments, invoice: Stripe.Invoice, now: Date): Promise<StripePaidInvoice> {
+  const paidAt = invoice.status_transitions?.paid_at;
+  const details = invoice.parent?.subscription_details ?? null;
+  return {
+    id: invoice.id ?? '',
+    customer: idOf(invoice.customer ?? null),
+    subscription: idOf(details?.subscription ?? null),
+    workspaceId: details?.metadata?.workspace_id ?? null,
+    currency: invoice.currency,
+    amountPaid: invoice.amount_paid,
+    paidAt: paidAt ? new Date(paidAt * 1000) : now,
+    lines: (await stripe.invoiceLines(invoice)).map((l) => ({
+      description: l.description,
+      quantity: l.quantity,
+      amount: l.amount,
+    })),
+  };
 }

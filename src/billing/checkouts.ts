@@ -8,8 +8,9 @@ import { addPack, isPackSlug } from '../accounts/packs.js';
 import { writeLedger } from '../accounts/workspaces.js';
 import { inTransaction } from '../db/pool.js';
 import { CURRENCY } from '../accounts/catalog.js';
+import { creditNoteForRefund, receiptForCheckout } from './document-sources.js';
 import { BillingError } from './errors.js';
-import { applyPlanChange } from './plan-change.js';
+import { applyPlanChange, type ChangeKind } from './plan-change.js';
 import type { PaymentProvider, ProviderName } from './provider.js';
 import { iso } from './sql.js';
 
@@ -177,11 +178,12 @@ export async function fulfilCheckout(
     if (!checkout) return null;
     if (checkout.status !== 'open') return { checkout, granted: false };
     let packId: number | null = null;
+    let change: ChangeKind | null = null;
     if (checkout.kind === 'plan') {
       const sub = payment.subscription
         ? { subscriptionId: payment.subscription, customer: payment.customer ?? null }
         : null;
-      await applyPlanChange(client, checkout.workspace_id, checkout.slug as PlanSlug, at, sub);
+      change = (await applyPlanChange(client, checkout.workspace_id, checkout.slug as PlanSlug, at, sub)).kind;
     } else {
       if (!isPackSlug(checkout.slug))
         throw new Error(`checkout ${checkout.id} is for an unknown pack ${String(checkout.slug)}`);
@@ -193,6 +195,7 @@ export async function fulfilCheckout(
       `UPDATE checkouts SET status = 'paid', paid_at = $2, pack_id = $3, payment_ref = $4 WHERE id = $1`,
       [checkout.id, at, packId, payment.paymentRef ?? null],
     );
+    await receiptForCheckout(client, checkout, at, change);
     if (payment.customer) {
       await client.query('UPDATE workspaces SET stripe_customer_id = $2 WHERE id = $1 AND stripe_customer_id IS NULL', [
         checkout.workspace_id,
@@ -276,6 +279,7 @@ export async function refundCheckout(pool: pg.Pool, provider: PaymentProvider, i
       now,
       refundRef,
     ]);
+    await creditNoteForRefund(client, c, now);
     return {
       checkout: (await getCheckout(client, id))!,
       credits_removed: pack.remaining,

@@ -1,5 +1,8 @@
-// The billing side's scheduled jobs: pack expiry (00:00 UTC) and overage invoicing (01:00 UTC).
+// The billing side's scheduled jobs: pack expiry (00:00 UTC), overage invoicing (01:00 UTC), missing
+// documents (01:30 UTC) and low-balance alerts (every minute).
 import type { Job } from '../jobs/job.js';
+import { lowBalanceJob } from './alerts.js';
+import { issueMissingDocuments } from './document-sources.js';
 import { billOverage, sendToProcessor } from './overage.js';
 import { paymentProvider } from './payments.js';
 
@@ -28,4 +31,15 @@ export const overageBillingJob: Job = {
   },
 };
 
-export const BILLING_JOBS: readonly Job[] = [packExpiryJob, overageBillingJob];
+/** A safety net: documents of payments recorded before documents existed, or whose issue failed. */
+const documentsJob: Job = {
+  name: 'billing_documents',
+  schedule: '30 1 * * *',
+  description: 'issues the receipts, invoices and credit notes missing for payments on record (daily, 01:30 UTC)',
+  atStartup: true,
+  async run({ pool }) {
+    return { issued: await issueMissingDocuments(pool) };
+  },
+};
+
+export const BILLING_JOBS: readonly Job[] = [packExpiryJob, overageBillingJob, documentsJob, lowBalanceJob];

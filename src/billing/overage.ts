@@ -11,6 +11,7 @@ import { base62 } from '../accounts/keys.js';
 import { addDays, isoDay } from '../clock.js';
 import { inTransaction } from '../db/pool.js';
 import { CURRENCY, OVERAGE_BLOCK_CENTS, OVERAGE_BLOCK_CREDITS } from '../accounts/catalog.js';
+import { invoiceForOverage } from './document-sources.js';
 import type { PaymentProvider } from './provider.js';
 
 /** 5 USD per 1,000 credits, rounded up to the next 5 cents: 1 → 5, 100 → 50, 1,001 → 505, 10,000 → 5,000. */
@@ -43,7 +44,10 @@ async function openInvoice(client: pg.PoolClient, workspace: string, day: string
   );
   const open = rows[0];
   if (open && open.period_start >= period) return open.id;
-  if (open) await client.query(`UPDATE invoices SET status = 'issued', issued_at = $2 WHERE id = $1`, [open.id, now]);
+  if (open) {
+    await client.query(`UPDATE invoices SET status = 'issued', issued_at = $2 WHERE id = $1`, [open.id, now]);
+    await invoiceForOverage(client, open.id, now);
+  }
   const id = `inv_${base62(20)}`;
   await client.query(`INSERT INTO invoices (id, workspace_id, period_start, created_at) VALUES ($1, $2, $3, $4)`, [
     id,
@@ -127,6 +131,7 @@ export async function billWorkspace(
       [workspace, now],
     );
     finalInvoice = final[0]?.id ?? null;
+    if (finalInvoice) await invoiceForOverage(client, finalInvoice, now);
   }
   return { items, finalInvoice };
 }
@@ -159,11 +164,16 @@ export async function billOverage(pool: pg.Pool, asOf: Date, now: Date): Promise
     run.credits += items.reduce((n, i) => n + i.credits, 0);
     run.amount_cents += items.reduce((n, i) => n + i.amount_cents, 0);
   }
-  const { rows: issued } = await pool.query<{ id: string }>(
-    `UPDATE invoices SET status = 'issued', issued_at = $2
-     WHERE status = 'open' AND (period_start + interval '1 month')::date <= $1::date RETURNING id`,
-    [untilDay, now],
-  );
+  // Each invoice issued gets its document in the same transaction.
+  const issued = await inTransaction(pool, async (client) => {
+    const { rows: ids } = await client.query<{ id: string }>(
+      `UPDATE invoices SET status = 'issued', issued_at = $2
+       WHERE status = 'open' AND (period_start + interval '1 month')::date <= $1::date RETURNING id`,
+      [untilDay, now],
+    );
+    for (const { id } of ids) await invoiceForOverage(client, id, now);
+    return ids;
+  });
   run.invoices_issued = issued.length;
   await settleInvoices(
     pool,

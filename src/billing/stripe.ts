@@ -181,16 +181,18 @@ export class StripePayments implements PaymentProvider, ProcessorInvoicing, Subs
     return this.stripe.webhooks.constructEvent(rawBody, signature, this.settings.webhookSecret);
   }
 
+  /** Every line of an invoice (fetched when the event holds only the first page). */
+  async invoiceLines(invoice: Stripe.Invoice): Promise<Stripe.InvoiceLineItem[]> {
+    if (!invoice.lines.has_more || !invoice.id) return invoice.lines.data;
+    return this.stripe.invoices.listLineItems(invoice.id, { limit: 100 }).autoPagingToArray({ limit: 10_000 });
+  }
+
   /**
    * The invoice items a paid Stripe invoice carried (all its lines, fetched when the event holds only the
    * first page).
    */
   async paidInvoiceItems(invoice: Stripe.Invoice): Promise<string[]> {
-    let lines = invoice.lines.data;
-    if (invoice.lines.has_more && invoice.id) {
-      lines = await this.stripe.invoices.listLineItems(invoice.id, { limit: 100 }).autoPagingToArray({ limit: 10_000 });
-    }
-    return lines.flatMap((l) =>
+    return (await this.invoiceLines(invoice)).flatMap((l) =>
       l.parent?.invoice_item_details?.invoice_item ? [l.parent.invoice_item_details.invoice_item] : [],
     );
   }

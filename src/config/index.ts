@@ -43,6 +43,10 @@ const EnvSchema = z.object({
   PUBLIC_BASE_URL: optionalUrl,
   SMTP_URL: optionalUrl,
   MAIL_FROM: z.string().trim().default('Registry Lookup <no-reply@registry-lookup.invalid>'),
+  SELLER_NAME: z.string().trim().min(1).default('Registry Lookup'),
+  SELLER_ADDRESS: z.string().trim().optional(),
+  SELLER_TAX_ID: z.string().trim().optional(),
+  SELLER_EMAIL: z.string().trim().optional(),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   REGISTRY_SOURCE: z.string().default(''),
   REGISTRY_SFTP_KEY_FILE: z.string().trim().default(''),
@@ -114,6 +118,15 @@ interface BillingConfig {
   readonly stripeWebhookSecret: string;
   /** Where buyers' browsers reach this service (checkout links, Stripe's return URLs); no trailing slash. */
   readonly publicBaseUrl: string;
+  /** Who sells, as printed on receipts, invoices and credit notes (SELLER_*; the address's `|` ends a line). */
+  readonly seller: Seller;
+}
+
+export interface Seller {
+  readonly name: string;
+  readonly address: string | null;
+  readonly taxId: string | null;
+  readonly email: string | null;
 }
 
 interface WebConfig {
@@ -160,6 +173,16 @@ function billingConfig(e: z.infer<typeof EnvSchema>, production: boolean): Billi
     stripeSecretKey: e.STRIPE_SECRET_KEY,
     stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
     publicBaseUrl,
+    seller: {
+      name: e.SELLER_NAME,
+      address: e.SELLER_ADDRESS
+        ? e.SELLER_ADDRESS.split('|')
+            .map((l) => l.trim())
+            .join('\n')
+        : null,
+      taxId: e.SELLER_TAX_ID || null,
+      email: e.SELLER_EMAIL || null,
+    },
   };
 }
 

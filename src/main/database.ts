@@ -1,6 +1,8 @@
 // The service's database as every entry point opens it: migrated, then the reference tables written from
-// the code and data files that define them (the plans of the catalog, the ZIP-to-county table).
+// the code, data files and configuration that define them (the plans of the catalog, the ZIP-to-county
+// table, the seller printed on billing documents).
 import { syncPlans } from '../accounts/plans.js';
+import { syncSeller } from '../billing/documents.js';
 import type { Config } from '../config/index.js';
 import { openDatabase, type Database, type OpenOptions } from '../db/index.js';
 import { migrate } from '../db/migrate.js';
@@ -14,4 +16,11 @@ export async function prepareDatabase(pool: Pool): Promise<void> {
 }
 
 export const openServiceDatabase = (config: Config, opts: Omit<OpenOptions, 'prepare'> = {}): Promise<Database> =>
-  openDatabase(config, { ...opts, prepare: prepareDatabase });
+  openDatabase(config, {
+    ...opts,
+    prepare: async (pool) => {
+      await prepareDatabase(pool);
+      // The documents issued from now on name the seller as configured.
+      await syncSeller(pool, config.billing.seller);
+    },
+  });

@@ -1,19 +1,31 @@
 // Billing: the balance and its parts, credit packs (buy through the checkout, refund within the rule),
-// the plan (subscribe, upgrade, downgrade, cancel; Stripe's portal with Stripe), invoices and their
-// items. Members see it; only the owner changes it. docs/web.md, "The dashboard".
+// the plan (subscribe, upgrade, downgrade, cancel; Stripe's portal with Stripe), the payment history,
+// overage invoices and their items, billing details, alert and cap. Members see it; only the owner
+// changes it. docs/web.md, "The dashboard".
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PACK_SLUGS, PACKS, PLANS, formatUsd, type PlanSlug } from '../../accounts/catalog.js';
 import { listPacks, isPackSlug } from '../../accounts/packs.js';
 import { billingBalance } from '../../billing/balance.js';
 import { BillingError } from '../../billing/errors.js';
 import { getCheckout, isCheckoutId, refundCheckout, startCheckout } from '../../billing/checkouts.js';
+import { getBillingDetails } from '../../billing/details.js';
+import { listDocuments } from '../../billing/documents.js';
 import { listInvoices } from '../../billing/invoices.js';
+import { getLimits } from '../../billing/limits.js';
 import { isSelfServe } from '../../billing/plan-change.js';
 import { cancelPlan, choosePlan, portalUrl } from '../../billing/plans.js';
 import type { WebDeps } from '../context.js';
 import { html, num, when } from '../html.js';
 import { csrfField, type Notice } from '../layout.js';
 import { confirmationCard, isConfirmed } from './confirm.js';
+import { documentRoutes, documentsSection } from './billing-documents.js';
+import {
+  detailsSection,
+  limitsSection,
+  settingsRoutes,
+  SETTINGS_NOTICES,
+  type RefusedForm,
+} from './billing-settings.js';
 import { planSection } from './plan-section.js';
 import { type Member, memberOf, noticeFrom, ownerOnly, render, workspaceOf } from './shared.js';
 
@@ -25,6 +37,7 @@ const NOTICES: Record<string, Notice> = {
   keep: { kind: 'ok', text: 'The scheduled downgrade is dropped: you keep your plan.' },
   none: { kind: 'ok', text: 'Nothing to change: this is your plan.' },
   cancelled: { kind: 'ok', text: 'Subscription cancelled. Its overage is on a final invoice.' },
+  ...Object.fromEntries(Object.entries(SETTINGS_NOTICES).map(([k, text]) => [k, { kind: 'ok', text } as Notice])),
 };
 
 async function billingPage(
@@ -34,13 +47,17 @@ async function billingPage(
   m: Member,
   notice: Notice | null,
   status = 200,
+  refused: RefusedForm | null = null,
 ) {
   const now = deps.clock.now();
-  const [ws, balance, packs, invoices] = await Promise.all([
+  const [ws, balance, packs, invoices, documents, details, limits] = await Promise.all([
     workspaceOf(deps, m),
     billingBalance(deps.pool, m.workspaceId, now),
     listPacks(deps.pool, m.workspaceId, now),
     listInvoices(deps.pool, m.workspaceId),
+    listDocuments(deps.pool, m.workspaceId),
+    getBillingDetails(deps.pool, m.workspaceId),
+    getLimits(deps.pool, m.workspaceId, now),
   ]);
   const owner = m.role === 'owner';
   const csrf = csrfField(req);
@@ -156,8 +173,9 @@ async function billingPage(
           : html`<p class="empty">No packs yet.</p>`
       }
     </div>
+    ${documentsSection(documents)}
     <div class="card">
-      <h2>Invoices</h2>
+      <h2>Overage invoices</h2>
       ${
         invoiceRows.length
           ? html`<div class="table-wrap" role="region" aria-label="Invoices" tabindex="0">
@@ -177,9 +195,10 @@ async function billingPage(
                 </tbody>
               </table>
             </div>`
-          : html`<p class="empty">No invoices: overage is invoiced daily, once there is some.</p>`
+          : html`<p class="empty">No overage invoices: overage is invoiced daily, once there is some.</p>`
       }
-    </div>`;
+    </div>
+    ${limitsSection(req, owner, limits, refused)} ${detailsSection(req, owner, details, refused)}`;
   return render(req, reply, deps, m, { title: 'Billing', section: '/account/billing', body, notice, status });
 }
 
@@ -189,6 +208,11 @@ export async function billingRoutes(app: FastifyInstance, deps: WebDeps): Promis
     if (err instanceof BillingError) return billingPage(req, reply, deps, m, { kind: 'error', text: err.message }, 409);
     throw err;
   };
+
+  settingsRoutes(app, deps, (req, reply, m, refused) =>
+    billingPage(req, reply, deps, m, { kind: 'error', text: 'Nothing was changed: see the form below.' }, 400, refused),
+  );
+  await documentRoutes(app, deps);
 
   app.get('/account/billing', async (req, reply) => {
     const m = memberOf(req);
