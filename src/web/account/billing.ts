@@ -14,7 +14,7 @@ import type { WebDeps } from '../context.js';
 import { html, num, when } from '../html.js';
 import { csrfField, type Notice } from '../layout.js';
 import { planSection } from './plan-section.js';
-import { type Member, memberOf, noticeFrom, ownerOnly, render, workspaceOf } from './shared.js';
+import { actorOf, type Member, memberOf, noticeFrom, ownerOnly, render, workspaceOf } from './shared.js';
 
 const NOTICES: Record<string, Notice> = {
   refunded: { kind: 'ok', text: 'The pack is refunded and its unused credits removed.' },
@@ -224,7 +224,7 @@ export async function billingRoutes(app: FastifyInstance, deps: WebDeps): Promis
     const plan = (req.body as Record<string, unknown> | undefined)?.plan;
     if (!isSelfServe(plan)) return billingPage(req, reply, deps, m, { kind: 'error', text: 'Choose a plan.' }, 400);
     try {
-      const choice = await choosePlan(pool, payments, m.workspaceId, plan as PlanSlug, clock.now());
+      const choice = await choosePlan(pool, payments, m.workspaceId, plan as PlanSlug, clock.now(), actorOf(req, m));
       return reply.redirect('pay' in choice ? choice.pay : `/account/billing?done=${choice.done}`, 303);
     } catch (err) {
       return fail(req, reply, m, err);
@@ -234,7 +234,7 @@ export async function billingRoutes(app: FastifyInstance, deps: WebDeps): Promis
   app.post('/account/billing/cancel', { preHandler: ownerOnly(deps) }, async (req, reply) => {
     const m = memberOf(req);
     try {
-      await cancelPlan(pool, payments, m.workspaceId, clock.now());
+      await cancelPlan(pool, payments, m.workspaceId, clock.now(), actorOf(req, m));
     } catch (err) {
       return fail(req, reply, m, err);
     }
