@@ -18,6 +18,16 @@ before(async () => {
   await owner.signUp('audit-owner@example.com');
   ws = (await t.db.pool.query<{ id: string }>('SELECT id FROM workspaces')).rows[0]!.id;
 });
+
+describe('the first key', () => {
+  it("is recorded as its owner's, made at verification", async () => {
+    const first = await since(0);
+    assert.deepEqual(
+      first.map((e) => [e.actor_kind, e.actor_id, e.action, e.detail]),
+      [['user', await userId('audit-owner@example.com'), 'key.create', 'First key']],
+    );
+  });
+});
 after(() => t.close());
 beforeEach(() => t.clock.advance(61_000));
 

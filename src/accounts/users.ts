@@ -7,6 +7,7 @@ import { inTransaction } from '../db/pool.js';
 import { base62 } from './keys.js';
 import { checkPassword, hashPassword } from './passwords.js';
 import { newToken, tokenHash } from './tokens.js';
+import { recordAudit } from './audit.js';
 import { insertWorkspace, type CreatedKey, type Workspace } from './workspaces.js';
 
 export interface User {
@@ -119,6 +120,15 @@ async function markVerified(client: pg.PoolClient, userId: string, pepper: strin
     `INSERT INTO workspace_members (workspace_id, user_id, role, created_at) VALUES ($1, $2, 'owner', $3)`,
     [opened.workspace.id, userId, now],
   );
+  // The workspace's first key is its owner's doing, like every key after it.
+  await recordAudit(client, {
+    workspaceId: opened.workspace.id,
+    actor: { kind: 'user', id: userId, ip: null },
+    action: 'key.create',
+    target: opened.key.id,
+    detail: opened.key.name,
+    at: now,
+  });
   return { user, opened };
 }
 
