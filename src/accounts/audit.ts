@@ -15,7 +15,7 @@ export type Actor =
 export const OPERATOR: Actor = { kind: 'operator' };
 export const SYSTEM: Actor = { kind: 'system' };
 
-export type AuditAction =
+type AuditAction =
   | 'key.create'
   | 'key.rename'
   | 'key.roll'
