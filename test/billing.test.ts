@@ -1,6 +1,7 @@
 // Billing through real requests: credit packs bought over HTTP through the local checkout (each
 // pack, once, however often the completion repeats), the balance, refunds, pack expiry, overage
 // invoicing and cancellation. Every balance is checked against the ledger.
+import { OPERATOR } from '../src/accounts/audit.js';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
@@ -698,7 +699,7 @@ describe('overage invoicing', () => {
     await accrue(workspace.id, 1_001, '2026-03-09T10:00:00Z');
     t.clock.set('2026-03-10T12:00:00Z');
     assert.equal((await t.get(METERED, key.key)).statusCode, 200); // one more today
-    const cancellation = await cancelSubscription(t.db.pool, workspace.id, t.clock.now());
+    const cancellation = await cancelSubscription(t.db.pool, workspace.id, t.clock.now(), OPERATOR);
     assert.equal(cancellation.workspace.subscription_status, 'cancelled');
     assert.deepEqual(
       cancellation.items.map((i) => [i.day, i.credits, i.amount_cents]),
@@ -712,7 +713,7 @@ describe('overage invoicing', () => {
       [final!.id, final!.status, final!.final, final!.amount_cents],
       [cancellation.final_invoice, 'issued', true, 510],
     );
-    await assert.rejects(cancelSubscription(t.db.pool, workspace.id, t.clock.now()), /already cancelled/);
+    await assert.rejects(cancelSubscription(t.db.pool, workspace.id, t.clock.now(), OPERATOR), /already cancelled/);
 
     // No overage after cancellation: with nothing left, 402 (a pack or a new subscription helps).
     const refused = await t.get(METERED, key.key);

@@ -68,6 +68,15 @@ describe('registry webhooks / watches', () => {
     const again = await cli(['webhooks', 'delete', id, ...w]);
     assert.equal(again.code, 1);
     assert.match(String(again.out.error), /No webhook endpoint/);
+    // Each change is in the workspace's audit log as the operator's; the refused delete is not.
+    const { rows: audit } = await t.db.pool.query(
+      'SELECT actor_kind, action, target FROM audit_events WHERE workspace_id = $1 ORDER BY id',
+      [ws],
+    );
+    assert.deepEqual(
+      audit.map((e) => [e.actor_kind, e.action, e.target]),
+      ['add', 'rotate', 'pause', 'delete'].map((a) => ['operator', `webhook.${a}`, id]),
+    );
   });
 
   it('watches, saves searches, lists and replays events', async () => {

@@ -1,6 +1,7 @@
 // The Stripe provider with the official package, offline: its HTTP client is a stub answering
 // recorded API objects (test/fixtures/stripe), and webhook events are recorded payloads signed here
 // with the package's own test-header helper. A tampered or unsigned event changes nothing.
+import { OPERATOR } from '../src/accounts/audit.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
@@ -328,7 +329,7 @@ describe('stripe invoicing', () => {
     const { workspace } = await t.workspace('growth');
     await setProcessorCustomer(t.db.pool, workspace.id, CUSTOMER);
     await accrue(workspace.id, 10_000, '2026-03-10T09:00:00Z');
-    const cancellation = await cancelSubscription(t.db.pool, workspace.id, t.clock.now());
+    const cancellation = await cancelSubscription(t.db.pool, workspace.id, t.clock.now(), OPERATOR);
     assert.deepEqual(
       cancellation.items.map((i) => i.amount_cents),
       [5_000],

@@ -52,9 +52,15 @@ describe('workspaces apart', () => {
     const call = await t.get('/v1/entities/search?name=acme', keyB);
     await t.app.requestLog.flush();
     const requestId = call.json().meta.request_id;
-    const row = new RegExp(`<td class="mono">${requestId}</td>`);
+    const row = new RegExp(`<a href="/account/logs/${requestId}">${requestId}</a>`);
     assert.doesNotMatch((await a.get(`/account/logs?request_id=${requestId}`)).body, row);
     assert.match((await b.get(`/account/logs?request_id=${requestId}`)).body, row);
+    // Nor its page in full.
+    assert.equal((await a.get(`/account/logs/${requestId}`)).statusCode, 404);
+    assert.match(
+      (await b.get(`/account/logs/${requestId}`)).body,
+      new RegExp(`<dd>GET /v1/entities/search</dd>|${requestId}`),
+    );
     assert.match((await a.get('/account')).body, /id="balance">500</);
     assert.match((await b.get('/account')).body, /id="balance">499</);
   });

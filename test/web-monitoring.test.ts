@@ -2,6 +2,7 @@
 // searches and events, text escaped, another workspace's never shown; a plan without monitoring says so.
 // Its forms: each change made and shown, the secret once; each bad input refused under its field, nothing
 // changed; another workspace's ids name nothing.
+import { OPERATOR } from '../src/accounts/audit.js';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -54,13 +55,22 @@ describe('the Monitoring page', () => {
       'https://hooks.example.com/in',
       ['entity.updated'],
       true,
+      OPERATOR,
     );
     await addSavedSearch(t.db.pool, ws, 'growth', 'Miami <LLCs>', { principal_city: 'MIAMI' });
     const event = await sendTestEvent(t.db.pool, ws, endpoint.id);
 
     const other = await workspaceOf('ben@example.com');
     await setPlan(t.db.pool, other, 'growth', t.clock);
-    await createEndpoint(t.db.pool, other, 'growth', 'https://ben.example.com/secret-hook', ['entity.created'], true);
+    await createEndpoint(
+      t.db.pool,
+      other,
+      'growth',
+      'https://ben.example.com/secret-hook',
+      ['entity.created'],
+      true,
+      OPERATOR,
+    );
 
     const res = await a.get('/account/monitoring');
     assert.equal(res.statusCode, 200);
@@ -81,7 +91,7 @@ describe('the Monitoring page', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`;
-      const endpoint = await createEndpoint(t.db.pool, ws, 'growth', url, ['entity.updated'], true);
+      const endpoint = await createEndpoint(t.db.pool, ws, 'growth', url, ['entity.updated'], true, OPERATOR);
       await sendTestEvent(t.db.pool, ws, endpoint.id);
       await deliverDue(t.db.pool, { allowPrivate: true, retrySeconds: 3600 }, null);
     } finally {
@@ -266,6 +276,7 @@ describe('the Monitoring forms', () => {
       'https://hooks.example.com/r',
       ['entity.updated'],
       true,
+      OPERATOR,
     );
     const event = await sendTestEvent(t.db.pool, ws, endpoint.id);
     await t.db.pool.query(`UPDATE webhook_deliveries SET status = 'delivered' WHERE event_id = $1`, [event.id]);

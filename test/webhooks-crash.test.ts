@@ -1,6 +1,7 @@
 // A server killed (-9) in the middle of webhook deliveries, then started again: every event reaches the
 // receiver, and an event received twice carries the same id and body both times (docs/webhooks.md,
 // "Delivery").
+import { OPERATOR } from '../src/accounts/audit.js';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -70,6 +71,7 @@ describe('a server killed during webhook deliveries', () => {
       `http://127.0.0.1:${port}/hook`,
       ['entity.updated'],
       true,
+      OPERATOR,
     );
     const ids = new Set<string>();
     for (let i = 0; i < EVENTS; i++) ids.add((await sendTestEvent(db.pool, workspace.id, endpoint.id)).id);

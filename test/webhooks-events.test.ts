@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deliverDue } from '../src/monitoring/delivery.js';
 import { MAX_REPLAY_DELIVERIES, sendTestEvent } from '../src/monitoring/event-log.js';
+import { OPERATOR } from '../src/accounts/audit.js';
 import { addWatch, createEndpoint } from '../src/monitoring/store.js';
 import { importRegistry } from '../src/main/importer.js';
 import { testApp, type TestApp } from './support/app.js';
@@ -85,7 +86,7 @@ describe('events a customer builds on', () => {
     [a, b] = [await make(), await make()];
     for (const doc of DOCS) await addWatch(t.db.pool, a.id, 'growth', doc);
     await addWatch(t.db.pool, b.id, 'growth', DOCS[1]!);
-    const hook = await createEndpoint(t.db.pool, a.id, 'growth', url('/a'), ['entity.updated'], true);
+    const hook = await createEndpoint(t.db.pool, a.id, 'growth', url('/a'), ['entity.updated'], true, OPERATOR);
     await importDay('20261002c.txt', ['ALPHA ONE HOLDINGS LLC', 'BETA TWO HOLDINGS LLC', 'GAMMA THREE HOLDINGS LLC']);
     // Twenty pings at once after the import: each gets its own next number.
     await Promise.all(Array.from({ length: 20 }, () => sendTestEvent(t.db.pool, a.id, hook.id)));
@@ -150,7 +151,7 @@ describe('events a customer builds on', () => {
       [b.id],
     );
     answers.set('/gone', 410);
-    const hook = await createEndpoint(t.db.pool, b.id, 'growth', url('/gone'), ['entity.updated'], true);
+    const hook = await createEndpoint(t.db.pool, b.id, 'growth', url('/gone'), ['entity.updated'], true, OPERATOR);
     const first = await sendTestEvent(t.db.pool, b.id, hook.id);
     const second = await sendTestEvent(t.db.pool, b.id, hook.id);
     const mails: string[] = [];
@@ -226,7 +227,15 @@ describe('events a customer builds on', () => {
 
   it('refuses a range of more than the most deliveries replayed at once, and changes nothing', async () => {
     const w = await t.workspace('growth');
-    const hook = await createEndpoint(t.db.pool, w.workspace.id, 'growth', url('/many'), ['entity.updated'], true);
+    const hook = await createEndpoint(
+      t.db.pool,
+      w.workspace.id,
+      'growth',
+      url('/many'),
+      ['entity.updated'],
+      true,
+      OPERATOR,
+    );
     await t.db.pool.query(
       `WITH e AS (
          INSERT INTO monitoring_events (id, workspace_id, type, sequence, payload)

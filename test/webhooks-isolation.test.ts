@@ -3,6 +3,7 @@
 // its ping within seconds: with one delivering process, with two side by side on the same database (no
 // delivery sent twice), and with the worker alone. An endpoint never has more than 2 requests open, and a slow
 // attempt fails at its 10 s deadline.
+import { OPERATOR } from '../src/accounts/audit.js';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -72,7 +73,7 @@ const urlOf = (server: http.Server, at: string): string =>
   `http://127.0.0.1:${(server.address() as AddressInfo).port}${at}`;
 
 async function endpoint(workspace: string, url: string): Promise<string> {
-  return (await createEndpoint(db.pool, workspace, 'growth', url, ['entity.updated'], true)).id;
+  return (await createEndpoint(db.pool, workspace, 'growth', url, ['entity.updated'], true, OPERATOR)).id;
 }
 
 before(async () => {

@@ -1,5 +1,6 @@
 // A plan's monitoring limits under concurrency (docs/webhooks.md, "Limits"): 100 creations at once never pass the
 // plan's number of saved searches, endpoints or watches.
+import { OPERATOR } from '../src/accounts/audit.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PLANS } from '../src/accounts/catalog.js';
@@ -39,7 +40,7 @@ describe("a plan's monitoring limits, 100 creations at once", () => {
     const ws = await proWorkspace();
     const made = await settled(
       Array.from({ length: 100 }, (_, i) =>
-        createEndpoint(db.pool, ws, 'pro', `https://hooks.example.com/${i}`, ['entity.updated'], false),
+        createEndpoint(db.pool, ws, 'pro', `https://hooks.example.com/${i}`, ['entity.updated'], false, OPERATOR),
       ),
     );
     assert.equal(made, LIMITS.endpoints);

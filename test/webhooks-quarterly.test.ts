@@ -2,6 +2,7 @@
 // changes against the live dataset, in the swap's transaction; nothing for unchanged entities, nothing on a
 // first load or when nothing is watched (no comparison at all), nothing when the same content comes again
 // or the swap is rolled back.
+import { OPERATOR } from '../src/accounts/audit.js';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -126,6 +127,7 @@ describe('quarterly snapshots and monitoring', () => {
       'http://127.0.0.1:9/hook',
       ['entity.created', 'entity.updated', 'saved_search.match'],
       true,
+      OPERATOR,
     );
 
     // Next quarter: the watched entity moved and has a manager, a bakery in Orlando and one in Miami are

@@ -1,5 +1,6 @@
 // The monitoring routes (docs/webhooks.md): by key, not metered, zod-validated with the error envelope, in
 // OpenAPI; the events listing as an MCP-metered operation.
+import { OPERATOR } from '../src/accounts/audit.js';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -140,7 +141,7 @@ describe('monitoring routes', () => {
     try {
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
       // Loopback is refused to the REST route here (WEBHOOKS_ALLOW_PRIVATE=0), so the store registers it.
-      const ep = await createEndpoint(t.db.pool, workspace, 'growth', url, ['entity.updated'], true);
+      const ep = await createEndpoint(t.db.pool, workspace, 'growth', url, ['entity.updated'], true, OPERATOR);
       const ping = await sendTestEvent(t.db.pool, workspace, ep.id);
       const settings = { allowPrivate: true, retrySeconds: 0.05 };
       await deliverDue(t.db.pool, settings, null);

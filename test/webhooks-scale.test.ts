@@ -12,6 +12,7 @@ import { after, before, describe, it, type TestContext } from 'node:test';
 import { createWorkspace } from '../src/accounts/workspaces.js';
 import { systemClock } from '../src/clock.js';
 import { importRegistry } from '../src/main/importer.js';
+import { OPERATOR } from '../src/accounts/audit.js';
 import { addWatch, createEndpoint } from '../src/monitoring/store.js';
 import { testDatabase, type TestDatabase } from './support/database.js';
 import { corporate, fileOf } from './support/records.js';
@@ -75,13 +76,13 @@ before(async () => {
     return id;
   };
   const slow = await watching();
-  await createEndpoint(db.pool, slow, 'growth', urlOf(trickle, '/trickle'), types, true);
-  await createEndpoint(db.pool, slow, 'growth', urlOf(silence, '/silent'), types, true);
+  await createEndpoint(db.pool, slow, 'growth', urlOf(trickle, '/trickle'), types, true, OPERATOR);
+  await createEndpoint(db.pool, slow, 'growth', urlOf(silence, '/silent'), types, true, OPERATOR);
   for (let w = 0; w < WORKSPACES; w++) {
     const id = await watching();
     for (let e = 0; e < ENDPOINTS_EACH; e++) {
       healthyPaths.push(`/w${w}/e${e}`);
-      await createEndpoint(db.pool, id, 'growth', urlOf(healthy, `/w${w}/e${e}`), types, true);
+      await createEndpoint(db.pool, id, 'growth', urlOf(healthy, `/w${w}/e${e}`), types, true, OPERATOR);
     }
   }
 });

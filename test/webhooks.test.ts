@@ -1,6 +1,7 @@
 // Monitoring end to end (docs/webhooks.md): watches and saved searches, events written by the importer in
 // its transaction, signed deliveries to a real HTTP receiver on loopback, retries while it is down (same
 // ids, none lost), and the refusals of bad input.
+import { OPERATOR } from '../src/accounts/audit.js';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -129,6 +130,7 @@ describe('monitoring', () => {
       `http://127.0.0.1:${receiver.port}/hook`,
       ['entity.created', 'entity.updated', 'saved_search.match'],
       true,
+      OPERATOR,
     );
     secret = endpoint.secret!;
 
@@ -183,7 +185,7 @@ describe('monitoring', () => {
         return false;
       }
     };
-    const rotated = (await changeEndpoint(db.pool, workspace, endpoint.id, 'rotate')).secret!;
+    const rotated = (await changeEndpoint(db.pool, workspace, endpoint.id, 'rotate', OPERATOR)).secret!;
     const during = await ping();
     assert.deepEqual([verifies(secret, during), verifies(rotated, during)], [true, true]);
     assert.equal(during.headers['x-svc-signature'], hmac(rotated, during.body));
@@ -278,7 +280,15 @@ describe('monitoring', () => {
       [owned],
     );
     // A port nothing listens on: every attempt fails.
-    const down = await createEndpoint(db.pool, owned, 'growth', 'http://127.0.0.1:9/hook', ['entity.updated'], true);
+    const down = await createEndpoint(
+      db.pool,
+      owned,
+      'growth',
+      'http://127.0.0.1:9/hook',
+      ['entity.updated'],
+      true,
+      OPERATOR,
+    );
     const ping = await sendTestEvent(db.pool, owned, down.id);
     const mails: string[] = [];
     const mailer = { send: async (m: { to: string; subject: string }) => void mails.push(`${m.to}: ${m.subject}`) };
@@ -310,15 +320,27 @@ describe('monitoring', () => {
     await refused(addWatch(db.pool, pro, 'pro', 'L99999999999'), 'not_found', 'document_number');
     await refused(addWatch(db.pool, dev, 'developer', 'L26000000001'), 'forbidden', 'plan');
     const types = ['entity.updated'];
-    await refused(createEndpoint(db.pool, pro, 'pro', 'not a url', types, false), 'bad_request', 'url');
-    await refused(createEndpoint(db.pool, pro, 'pro', 'http://example.com/h', types, false), 'bad_request', 'url');
-    await refused(createEndpoint(db.pool, pro, 'pro', 'https://10.1.2.3/h', types, false), 'bad_request', 'url');
-    await refused(createEndpoint(db.pool, pro, 'pro', 'https://[::1]/h', types, false), 'bad_request', 'url');
-    await refused(createEndpoint(db.pool, pro, 'pro', 'https://localhost/h', types, false), 'bad_request', 'url');
-    await createEndpoint(db.pool, pro, 'pro', 'https://hooks.example.com/a', types, false);
-    await createEndpoint(db.pool, pro, 'pro', 'https://hooks.example.com/b', types, false);
+    await refused(createEndpoint(db.pool, pro, 'pro', 'not a url', types, false, OPERATOR), 'bad_request', 'url');
     await refused(
-      createEndpoint(db.pool, pro, 'pro', 'https://hooks.example.com/c', types, false),
+      createEndpoint(db.pool, pro, 'pro', 'http://example.com/h', types, false, OPERATOR),
+      'bad_request',
+      'url',
+    );
+    await refused(
+      createEndpoint(db.pool, pro, 'pro', 'https://10.1.2.3/h', types, false, OPERATOR),
+      'bad_request',
+      'url',
+    );
+    await refused(createEndpoint(db.pool, pro, 'pro', 'https://[::1]/h', types, false, OPERATOR), 'bad_request', 'url');
+    await refused(
+      createEndpoint(db.pool, pro, 'pro', 'https://localhost/h', types, false, OPERATOR),
+      'bad_request',
+      'url',
+    );
+    await createEndpoint(db.pool, pro, 'pro', 'https://hooks.example.com/a', types, false, OPERATOR);
+    await createEndpoint(db.pool, pro, 'pro', 'https://hooks.example.com/b', types, false, OPERATOR);
+    await refused(
+      createEndpoint(db.pool, pro, 'pro', 'https://hooks.example.com/c', types, false, OPERATOR),
       'forbidden',
       'webhook endpoints',
     );
@@ -380,11 +402,11 @@ describe('monitoring', () => {
     const slow = http.createServer((_req, res) => void setTimeout(() => res.end('ok'), 400));
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow`;
-    const endpoint = await createEndpoint(db.pool, workspace, 'growth', url, ['entity.updated'], true);
+    const endpoint = await createEndpoint(db.pool, workspace, 'growth', url, ['entity.updated'], true, OPERATOR);
     await sendTestEvent(db.pool, workspace, endpoint.id);
     const pass = deliverDue(db.pool, SETTINGS, null);
     await new Promise((resolve) => setTimeout(resolve, 150));
-    await deleteEndpoint(db.pool, workspace, endpoint.id);
+    await deleteEndpoint(db.pool, workspace, endpoint.id, OPERATOR);
     const counts = await pass;
     assert.equal(counts.dropped, 1);
     await new Promise<void>((resolve) => slow.close(() => resolve()));

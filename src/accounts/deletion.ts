@@ -4,6 +4,7 @@
 // 30-day purge. An account's row is blanked (its id stays in the records it signed), never reused.
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
+import { recordAudit, type Actor } from './audit.js';
 import { checkPassword } from './passwords.js';
 
 /** The workspaces a user owns (deleted with the account). */
@@ -29,8 +30,16 @@ export async function passwordMatches(pool: pg.Pool, userId: string, password: s
  * Deletes a workspace whose plan was cancelled first (billing/plans.ts, cancelPlan): its keys revoked, its members,
  * invitations, monitoring and sessions' choice of it removed, the workspace suspended and marked deleted.
  */
-export async function deleteWorkspace(pool: pg.Pool, workspaceId: string, now: Date): Promise<void> {
+export async function deleteWorkspace(pool: pg.Pool, workspaceId: string, now: Date, actor: Actor): Promise<void> {
   await inTransaction(pool, async (c) => {
+    await recordAudit(c, {
+      workspaceId,
+      actor,
+      action: 'workspace.delete',
+      target: workspaceId,
+      detail: null,
+      at: now,
+    });
     await c.query('UPDATE workspaces SET deleted_at = $2, suspended = true WHERE id = $1 AND deleted_at IS NULL', [
       workspaceId,
       now,

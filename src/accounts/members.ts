@@ -4,6 +4,7 @@
 // docs/web.md, "Members".
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
+import { recordAudit, type Actor } from './audit.js';
 import { base62 } from './keys.js';
 import type { Role } from './sessions.js';
 import { newToken, tokenHash } from './tokens.js';
@@ -75,6 +76,7 @@ export async function invite(
   invitedBy: string,
   email: string,
   now: Date,
+  actor: Actor,
 ): Promise<string> {
   const address = normalizeEmail(email);
   return inTransaction(pool, async (client) => {
@@ -109,6 +111,7 @@ export async function invite(
         new Date(now.getTime() + INVITATION_TTL_MS),
       ],
     );
+    await recordAudit(client, { workspaceId, actor, action: 'member.invite', target: address, at: now });
     return token;
   });
 }
@@ -137,6 +140,7 @@ export async function acceptInvitation(
   token: string,
   user: { id: string; email: string },
   now: Date,
+  ip: string | null,
 ): Promise<string | null> {
   return inTransaction(pool, async (client) => {
     const { rows } = await client.query<{ id: string; workspace_id: string }>(
@@ -152,24 +156,58 @@ export async function acceptInvitation(
        ON CONFLICT DO NOTHING`,
       [inv.workspace_id, user.id, now],
     );
+    await recordAudit(client, {
+      workspaceId: inv.workspace_id,
+      actor: { kind: 'user', id: user.id, ip },
+      action: 'member.accept',
+      target: user.email,
+      at: now,
+    });
     return inv.workspace_id;
   });
 }
 
-export async function revokeInvitation(pool: pg.Pool, workspaceId: string, id: string, now: Date): Promise<boolean> {
-  const { rowCount } = await pool.query(
-    `UPDATE invitations SET revoked_at = $3
-     WHERE id = $2 AND workspace_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL`,
-    [workspaceId, id, now],
-  );
-  return rowCount === 1;
+export async function revokeInvitation(
+  pool: pg.Pool,
+  workspaceId: string,
+  id: string,
+  now: Date,
+  actor: Actor,
+): Promise<boolean> {
+  return inTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ email: string }>(
+      `UPDATE invitations SET revoked_at = $3
+       WHERE id = $2 AND workspace_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL RETURNING email`,
+      [workspaceId, id, now],
+    );
+    if (!rows[0]) return false;
+    await recordAudit(client, {
+      workspaceId,
+      actor,
+      action: 'member.invitation_revoke',
+      target: rows[0].email,
+      at: now,
+    });
+    return true;
+  });
 }
 
 /** Removes a member (never the owner); their sessions then show another workspace of theirs. */
-export async function removeMember(pool: pg.Pool, workspaceId: string, userId: string): Promise<boolean> {
-  const { rowCount } = await pool.query(
-    `DELETE FROM workspace_members WHERE workspace_id = $1 AND user_id = $2 AND role = 'member'`,
-    [workspaceId, userId],
-  );
-  return rowCount === 1;
+export async function removeMember(
+  pool: pg.Pool,
+  workspaceId: string,
+  userId: string,
+  now: Date,
+  actor: Actor,
+): Promise<boolean> {
+  return inTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ email: string }>(
+      `DELETE FROM workspace_members m USING users u
+       WHERE m.workspace_id = $1 AND m.user_id = $2 AND m.role = 'member' AND u.id = m.user_id RETURNING u.email`,
+      [workspaceId, userId],
+    );
+    if (!rows[0]) return false;
+    await recordAudit(client, { workspaceId, actor, action: 'member.remove', target: rows[0].email, at: now });
+    return true;
+  });
 }

@@ -60,10 +60,11 @@ export class RequestLog {
          SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                               $8::int[], $9::real[], $10::int[], $11::text[], $12::text[])
          ON CONFLICT (request_id) DO NOTHING)
-       INSERT INTO usage_days (workspace_id, day, rest, mcp)
-       SELECT * FROM unnest($13::text[], $14::date[], $15::bigint[], $16::bigint[])
-       ON CONFLICT (workspace_id, day) DO UPDATE SET rest = usage_days.rest + excluded.rest,
-         mcp = usage_days.mcp + excluded.mcp`,
+       INSERT INTO usage_days AS u (workspace_id, day, key_id, rest, mcp, requests, credits)
+       SELECT * FROM unnest($13::text[], $14::date[], $15::text[], $16::bigint[], $17::bigint[], $18::bigint[],
+                            $19::bigint[])
+       ON CONFLICT (workspace_id, day, key_id) DO UPDATE SET rest = u.rest + excluded.rest,
+         mcp = u.mcp + excluded.mcp, requests = u.requests + excluded.requests, credits = u.credits + excluded.credits`,
       [
         col('request_id'),
         col('at'),
@@ -79,25 +80,42 @@ export class RequestLog {
         col('user_id'),
         days.map((d) => d.workspace),
         days.map((d) => d.day),
+        days.map((d) => d.key),
         days.map((d) => d.rest),
         days.map((d) => d.mcp),
+        days.map((d) => d.requests),
+        days.map((d) => d.credits),
       ],
     );
   }
 }
 
-/** The credits kept in a batch per workspace and UTC day, by surface (live keys and members only). */
-function usageDays(
-  rows: readonly RequestLogRow[],
-): Array<{ workspace: string; day: string; rest: number; mcp: number }> {
-  const days = new Map<string, { workspace: string; day: string; rest: number; mcp: number }>();
+interface UsageDay {
+  workspace: string;
+  day: string;
+  /** The key, or '' for a member's call. */
+  key: string;
+  /** Credits kept by live keys and members, by surface (the workspace's chart). */
+  rest: number;
+  mcp: number;
+  /** Every request of the key and the credits it kept, test keys' too (the keys page). */
+  requests: number;
+  credits: number;
+}
+
+/** A batch added up per workspace, UTC day and key. */
+function usageDays(rows: readonly RequestLogRow[]): UsageDay[] {
+  const days = new Map<string, UsageDay>();
   for (const r of rows) {
-    if (!r.workspace_id || r.credits <= 0 || r.test_key || r.surface === 'keyless') continue;
+    if (!r.workspace_id || r.surface === 'keyless') continue;
     const day = r.at.toISOString().slice(0, 10);
-    const key = `${r.workspace_id} ${day}`;
-    const d = days.get(key) ?? { workspace: r.workspace_id, day, rest: 0, mcp: 0 };
-    d[r.surface] += r.credits;
-    days.set(key, d);
+    const key = r.key_id ?? '';
+    const id = `${r.workspace_id} ${day} ${key}`;
+    const d = days.get(id) ?? { workspace: r.workspace_id, day, key, rest: 0, mcp: 0, requests: 0, credits: 0 };
+    d.requests += 1;
+    d.credits += Math.max(r.credits, 0);
+    if (!r.test_key && r.credits > 0) d[r.surface] += r.credits;
+    days.set(id, d);
   }
   return [...days.values()];
 }
@@ -123,58 +141,4 @@ export async function purgeRequestLogs(pool: pg.Pool, now: Date): Promise<number
     2 * REQUEST_LOG_RETENTION_DAYS,
   ]);
   return rowCount ?? 0;
-}
-
-export interface LogFilter {
-  /** An exact status (`404`) or a class (`4xx`). */
-  readonly status?: string;
-  /** The route's pattern, or a part of it. */
-  readonly route?: string;
-  readonly requestId?: string;
-}
-
-export interface LogEntry {
-  request_id: string;
-  at: string;
-  key_hint: string | null;
-  key_name: string | null;
-  user_email: string | null;
-  surface: string;
-  method: string;
-  route: string;
-  status: number;
-  duration_ms: number;
-  credits: number;
-}
-
-/** The account pages' request log: one workspace's requests of the last 30 days, newest first, filtered. */
-export async function listRequestLogs(
-  pool: pg.Pool,
-  workspaceId: string,
-  filter: LogFilter,
-  now: Date,
-  limit: number,
-): Promise<LogEntry[]> {
-  const status = filter.status ?? '';
-  const [low, high] = /^[1-5]xx$/i.test(status)
-    ? [Number(status[0]) * 100, Number(status[0]) * 100 + 99]
-    : /^\d{3}$/.test(status)
-      ? [Number(status), Number(status)]
-      : [0, 999];
-  const { rows } = await pool.query<LogEntry>(
-    `SELECT l.request_id, to_char(l.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS at, k.hint AS key_hint,
-            k.name AS key_name, u.email AS user_email, l.surface, l.method, l.route, l.status,
-            round(l.duration_ms::numeric, 1)::float8 AS duration_ms, l.credits
-     FROM (
-       -- The page first, read backward on the workspace's index however many rows it has; then who made them.
-       SELECT * FROM request_logs
-       WHERE workspace_id = $1 AND at > $2::timestamptz - make_interval(days => $3) AND status BETWEEN $4 AND $5
-         AND ($6 = '' OR strpos(route, $6) > 0) AND ($7 = '' OR request_id = $7)
-       ORDER BY at DESC, request_id DESC LIMIT $8) l
-     LEFT JOIN api_keys k ON k.id = l.key_id
-     LEFT JOIN users u ON u.id = l.user_id
-     ORDER BY l.at DESC, l.request_id DESC`,
-    [workspaceId, now, REQUEST_LOG_RETENTION_DAYS, low, high, filter.route ?? '', filter.requestId ?? '', limit],
-  );
-  return rows;
 }

@@ -34,12 +34,14 @@ logged AS (
   FROM kept
   ON CONFLICT (request_id) DO NOTHING),
 used AS (
-  INSERT INTO usage_days AS u (workspace_id, day, rest, mcp)
-  SELECT workspace_id, (at AT TIME ZONE 'UTC')::date, coalesce(sum(credits) FILTER (WHERE surface = 'rest'), 0),
-         coalesce(sum(credits) FILTER (WHERE surface = 'mcp'), 0)
-  FROM kept WHERE workspace_id IS NOT NULL AND NOT test_key AND surface IN ('rest', 'mcp')
-  GROUP BY 1, 2
-  ON CONFLICT (workspace_id, day) DO UPDATE SET rest = u.rest + excluded.rest, mcp = u.mcp + excluded.mcp),
+  INSERT INTO usage_days AS u (workspace_id, day, key_id, rest, mcp, requests, credits)
+  SELECT workspace_id, (at AT TIME ZONE 'UTC')::date, coalesce(key_id, ''),
+         coalesce(sum(credits) FILTER (WHERE surface = 'rest' AND NOT test_key), 0),
+         coalesce(sum(credits) FILTER (WHERE surface = 'mcp' AND NOT test_key), 0), count(*), sum(credits)
+  FROM kept WHERE workspace_id IS NOT NULL AND surface IN ('rest', 'mcp')
+  GROUP BY 1, 2, 3
+  ON CONFLICT (workspace_id, day, key_id) DO UPDATE SET rest = u.rest + excluded.rest, mcp = u.mcp + excluded.mcp,
+    requests = u.requests + excluded.requests, credits = u.credits + excluded.credits),
 copied AS (
   UPDATE idempotent_requests i SET status = e.status, content_type = e.type, body = e.body
   FROM e JOIN kept k ON k.i = e.req
@@ -61,9 +63,11 @@ logged AS (
   SELECT $2, $3, $4, $5, $6, $8, $9, $10, $11, $12, 1, $13 FROM gone
   ON CONFLICT (request_id) DO NOTHING),
 used AS (
-  INSERT INTO usage_days AS u (workspace_id, day, rest, mcp)
-  SELECT $4, ($3::timestamptz AT TIME ZONE 'UTC')::date, CASE WHEN $8 = 'rest' THEN 1 ELSE 0 END,
-         CASE WHEN $8 = 'mcp' THEN 1 ELSE 0 END
-  FROM gone WHERE $4::text IS NOT NULL AND NOT $7::boolean AND $8 IN ('rest', 'mcp')
-  ON CONFLICT (workspace_id, day) DO UPDATE SET rest = u.rest + excluded.rest, mcp = u.mcp + excluded.mcp)
+  INSERT INTO usage_days AS u (workspace_id, day, key_id, rest, mcp, requests, credits)
+  SELECT $4, ($3::timestamptz AT TIME ZONE 'UTC')::date, coalesce($5::text, ''),
+         CASE WHEN $8 = 'rest' AND NOT $7::boolean THEN 1 ELSE 0 END,
+         CASE WHEN $8 = 'mcp' AND NOT $7::boolean THEN 1 ELSE 0 END, 1, 1
+  FROM gone WHERE $4::text IS NOT NULL AND $8 IN ('rest', 'mcp')
+  ON CONFLICT (workspace_id, day, key_id) DO UPDATE SET rest = u.rest + excluded.rest, mcp = u.mcp + excluded.mcp,
+    requests = u.requests + excluded.requests, credits = u.credits + excluded.credits)
 SELECT count(*)::int AS kept FROM gone`;

@@ -53,10 +53,12 @@ export interface DailyUsage {
  */
 export async function dailyUsage(pool: pg.Pool, workspaceId: string, now: Date): Promise<DailyUsage[]> {
   const { rows } = await pool.query<DailyUsage>(
-    `SELECT to_char(d, 'YYYY-MM-DD') AS day, coalesce(u.rest, 0)::int AS rest, coalesce(u.mcp, 0)::int AS mcp
+    // A day has a row per key that was used (at most the workspace's keys and its members' row).
+    `SELECT to_char(d, 'YYYY-MM-DD') AS day, coalesce(sum(u.rest), 0)::int AS rest,
+            coalesce(sum(u.mcp), 0)::int AS mcp
      FROM generate_series(month_start($2), ($2 AT TIME ZONE 'UTC')::date, interval '1 day') AS d
      LEFT JOIN usage_days u ON u.workspace_id = $1 AND u.day = d::date
-     ORDER BY d`,
+     GROUP BY d ORDER BY d`,
     [workspaceId, now],
   );
   return rows;

@@ -7,6 +7,7 @@ import { inTransaction } from '../db/pool.js';
 import { base62 } from './keys.js';
 import { checkPassword, hashPassword } from './passwords.js';
 import { newToken, tokenHash } from './tokens.js';
+import { recordAudit } from './audit.js';
 import { insertWorkspace, type CreatedKey, type Workspace } from './workspaces.js';
 
 export interface User {
@@ -168,6 +169,15 @@ async function openTrial(
     [opened.workspace.id, user.id, clock.now()],
   );
   await client.query('UPDATE users SET trial_opened_at = $2 WHERE id = $1', [user.id, clock.now()]);
+  // The workspace's first key is its owner's doing, like every key after it.
+  await recordAudit(client, {
+    workspaceId: opened.workspace.id,
+    actor: { kind: 'user', id: user.id, ip: null },
+    action: 'key.create',
+    target: opened.key.id,
+    detail: opened.key.name,
+    at: clock.now(),
+  });
   return opened;
 }
 

@@ -179,20 +179,6 @@ export async function revokeKey(pool: pg.Pool, keyId: string, clock: Clock): Pro
   return rows[0];
 }
 
-/** Revokes a key of this workspace (the web app: a member acts for one workspace); false when it has no such key. */
-export async function revokeWorkspaceKey(
-  pool: pg.Pool,
-  workspace: string,
-  keyId: string,
-  clock: Clock,
-): Promise<boolean> {
-  const { rowCount } = await pool.query(
-    'UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL',
-    [keyId, workspace, clock.now()],
-  );
-  return rowCount === 1;
-}
-
 export async function setSuspended(pool: pg.Pool, workspace: string, suspended: boolean): Promise<Workspace> {
   await pool.query('UPDATE workspaces SET suspended = $2 WHERE id = $1', [workspace, suspended]);
   return getWorkspace(pool, workspace);

@@ -10,6 +10,8 @@ export interface HandlerContext {
   readonly caller: Caller | null;
   readonly now: Date;
   readonly services: Services;
+  /** The client's address, for the audit log of the changes it makes. */
+  readonly clientIp: string;
 }
 
 export interface ListResult<T = unknown> {

@@ -261,7 +261,8 @@ export class Pipeline {
   }
 
   private context(inv: Invocation, caller: Caller | null) {
-    return { requestId: inv.requestId, caller, now: this.deps.clock.now(), services: this.deps.services };
+    const { requestId, clientIp } = inv;
+    return { requestId, caller, now: this.deps.clock.now(), services: this.deps.services, clientIp };
   }
 
   private failure(f: Failed): Outcome {

@@ -1,6 +1,7 @@
 // Checkouts of credit packs and of plans: started for a workspace, fulfilled when the provider reports
 // the payment (the local page's button and Stripe's webhook call the same function), once per
 // checkout; packs refunded within the pack rules.
+import { recordAudit, SYSTEM } from '../accounts/audit.js';
 import type pg from 'pg';
 import { base62 } from '../accounts/keys.js';
 import { PACKS, REFUND_DAYS, REFUND_MAX_USED_PERCENT, type PackSlug, type PlanSlug } from '../accounts/catalog.js';
@@ -177,19 +178,29 @@ export async function fulfilCheckout(
     const checkout = rows[0];
     if (!checkout) return null;
     if (checkout.status !== 'open') return { checkout, granted: false };
+    // The payment's confirmation makes the change, whoever opened the checkout.
+    const paid = SYSTEM;
     let packId: number | null = null;
     let change: ChangeKind | null = null;
     if (checkout.kind === 'plan') {
       const sub = payment.subscription
         ? { subscriptionId: payment.subscription, customer: payment.customer ?? null }
         : null;
-      change = (await applyPlanChange(client, checkout.workspace_id, checkout.slug as PlanSlug, at, sub)).kind;
+      change = (await applyPlanChange(client, checkout.workspace_id, checkout.slug as PlanSlug, at, sub, paid)).kind;
     } else {
       if (!isPackSlug(checkout.slug))
         throw new Error(`checkout ${checkout.id} is for an unknown pack ${String(checkout.slug)}`);
       const pack = await addPack(client, checkout.workspace_id, checkout.slug, at, checkout.id);
       if (!pack) throw new Error(`checkout ${checkout.id} is open but a pack was already granted for it`);
       packId = pack.id;
+      await recordAudit(client, {
+        workspaceId: checkout.workspace_id,
+        actor: paid,
+        action: 'billing.pack_bought',
+        target: checkout.slug,
+        detail: `checkout ${checkout.id}`,
+        at,
+      });
     }
     await client.query(
       `UPDATE checkouts SET status = 'paid', paid_at = $2, pack_id = $3, payment_ref = $4 WHERE id = $1`,

@@ -13,6 +13,7 @@
 //   Choosing the current plan again keeps it (the downgrade is dropped).
 import type pg from 'pg';
 import { PLANS, TEST_KEY_MONTHLY_CREDITS, type PlanSlug } from '../accounts/catalog.js';
+import { recordAudit, type Actor } from '../accounts/audit.js';
 import { getWorkspace, writeLedger, type Workspace } from '../accounts/workspaces.js';
 import { BillingError } from './errors.js';
 
@@ -83,7 +84,8 @@ export async function applyPlanChange(
   workspaceId: string,
   to: PlanSlug,
   now: Date,
-  stripe: StripeSubscription | null = null,
+  stripe: StripeSubscription | null,
+  actor: Actor,
 ): Promise<PlanChange> {
   if (!isSelfServe(to)) throw new BillingError(`the ${to} plan is not chosen here: contact us`);
   // Into this month's cycle first (it locks the row), so the change applies to this month's credits.
@@ -126,6 +128,15 @@ export async function applyPlanChange(
       [workspaceId, stripe.subscriptionId, stripe.customer],
     );
   }
+  if (kind !== 'none')
+    await recordAudit(client, {
+      workspaceId,
+      actor,
+      action: 'billing.plan_change',
+      target: to,
+      detail: `${kind} from ${w.plan}`,
+      at: now,
+    });
   return { kind, credits, workspace: await getWorkspace(client, workspaceId) };
 }
 

@@ -2,6 +2,7 @@
 // payment goes through a checkout (the local page, or Stripe Checkout in subscription mode); an upgrade of
 // a Stripe subscription is charged on the card Stripe holds; a downgrade waits for the next cycle; a
 // cancellation ends the subscription at Stripe and here at once.
+import type { Actor } from '../accounts/audit.js';
 import type pg from 'pg';
 import { CURRENCY, PLANS, type PlanSlug } from '../accounts/catalog.js';
 import { getWorkspace } from '../accounts/workspaces.js';
@@ -44,6 +45,7 @@ export async function choosePlan(
   workspaceId: string,
   plan: PlanSlug,
   now: Date,
+  actor: Actor,
 ): Promise<Choice> {
   const w = await getWorkspace(pool, workspaceId);
   const kind = changeKind({ ...w, pending_plan: await pendingPlan(pool, workspaceId) }, plan);
@@ -82,7 +84,7 @@ export async function choosePlan(
       kind === 'keep' ? w.plan : plan,
       kind === 'upgrade' ? 'now' : 'next_cycle',
     );
-  const change = await inTransaction(pool, (client) => applyPlanChange(client, workspaceId, plan, now));
+  const change = await inTransaction(pool, (client) => applyPlanChange(client, workspaceId, plan, now, null, actor));
   return { done: change.kind };
 }
 
@@ -92,11 +94,12 @@ export async function cancelPlan(
   provider: PaymentProvider,
   workspaceId: string,
   now: Date,
+  actor: Actor,
 ): Promise<void> {
   const billing = await billingOf(pool, workspaceId);
   if (provider.subscriptions && billing.stripe_subscription_id)
     await provider.subscriptions.cancel(billing.stripe_subscription_id);
-  await cancelSubscription(pool, workspaceId, now);
+  await cancelSubscription(pool, workspaceId, now, actor);
   // The final invoice of the overage goes to Stripe now (items already sent are not sent again).
   await sendToProcessor(pool, provider);
 }

@@ -9,6 +9,7 @@
 //   invoice.payment_failed               active -> past_due
 //   invoice.paid                         past_due -> active
 //   subscription's metadata `plan`       applied as the customer's choice: upgrade now, downgrade at the next cycle
+import { SYSTEM } from '../accounts/audit.js';
 import type pg from 'pg';
 import type { PlanSlug } from '../accounts/catalog.js';
 import { inTransaction } from '../db/pool.js';
@@ -78,11 +79,11 @@ export async function applySubscriptionEvent(pool: pg.Pool, e: SubscriptionEvent
       return 'stale';
     }
     if (w.subscription_status !== 'cancelled') {
-      if (e.state === 'cancelled') await cancelIn(client, w.id, now);
+      if (e.state === 'cancelled') await cancelIn(client, w.id, now, SYSTEM);
       else {
         if (e.state && e.state !== w.subscription_status)
           await client.query('UPDATE workspaces SET subscription_status = $2 WHERE id = $1', [w.id, e.state]);
-        if (isSelfServe(e.plan)) await applyPlanChange(client, w.id, e.plan as PlanSlug, now);
+        if (isSelfServe(e.plan)) await applyPlanChange(client, w.id, e.plan as PlanSlug, now, null, SYSTEM);
       }
     }
     await client.query('UPDATE workspaces SET stripe_synced_at = $2 WHERE id = $1', [w.id, e.created]);

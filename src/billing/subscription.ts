@@ -2,6 +2,7 @@
 // is billed on a final invoice issued there and then, and no new cycle brings a grant. What is
 // left of the cycle already paid for, and any packs, stay spendable.
 import type pg from 'pg';
+import { recordAudit, type Actor } from '../accounts/audit.js';
 import { getWorkspace, type Workspace } from '../accounts/workspaces.js';
 import { isoDay } from '../clock.js';
 import { inTransaction } from '../db/pool.js';
@@ -15,12 +16,22 @@ export interface Cancellation {
   final_invoice: string | null;
 }
 
-export async function cancelSubscription(pool: pg.Pool, workspace: string, now: Date): Promise<Cancellation> {
-  return inTransaction(pool, (client) => cancelIn(client, workspace, now));
+export async function cancelSubscription(
+  pool: pg.Pool,
+  workspace: string,
+  now: Date,
+  actor: Actor,
+): Promise<Cancellation> {
+  return inTransaction(pool, (client) => cancelIn(client, workspace, now, actor));
 }
 
 /** cancelSubscription inside the caller's transaction. */
-export async function cancelIn(client: pg.PoolClient, workspace: string, now: Date): Promise<Cancellation> {
+export async function cancelIn(
+  client: pg.PoolClient,
+  workspace: string,
+  now: Date,
+  actor: Actor,
+): Promise<Cancellation> {
   const w = await getWorkspace(client, workspace, true);
   if (w.plan === 'free_trial')
     throw new BillingError(`workspace ${workspace} is on the free trial: there is no subscription to cancel`);
@@ -30,6 +41,7 @@ export async function cancelIn(client: pg.PoolClient, workspace: string, now: Da
     `UPDATE workspaces SET subscription_status = 'cancelled', cancelled_at = $2, pending_plan = NULL WHERE id = $1`,
     [workspace, now],
   );
+  await recordAudit(client, { workspaceId: workspace, actor, action: 'billing.cancel', target: w.plan, at: now });
   const { items, finalInvoice } = await billWorkspace(client, workspace, isoDay(now), now);
   return { workspace: await getWorkspace(client, workspace), items, final_invoice: finalInvoice };
 }

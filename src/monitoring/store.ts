@@ -2,6 +2,7 @@
 // refusal is a Refusal naming the field at fault; nothing is written when one is thrown.
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
+import { recordAudit, type Actor } from '../accounts/audit.js';
 import { PLANS, type MonitoringLimits, type PlanSlug } from '../accounts/catalog.js';
 import { checkUrlForm, RefusedTarget } from './address.js';
 import type { SavedSearch } from './matches.js';
@@ -161,6 +162,7 @@ export async function createEndpoint(
   url: string,
   types: string[],
   allowPrivate: boolean,
+  actor: Actor,
 ): Promise<Endpoint> {
   const limits = limitsOf(plan);
   try {
@@ -177,7 +179,16 @@ export async function createEndpoint(
        RETURNING ${ENDPOINT_COLUMNS}`,
       [shortId('we'), workspace, url, secret, types],
     );
-    return { ...rows[0]!, secret };
+    const made = rows[0]!;
+    await recordAudit(client, {
+      workspaceId: workspace,
+      actor,
+      action: 'webhook.add',
+      target: made.id,
+      detail: url,
+      at: new Date(),
+    });
+    return { ...made, secret };
   });
 }
 
@@ -195,6 +206,7 @@ export async function changeEndpoint(
   workspace: string,
   id: string,
   change: 'pause' | 'resume' | 'rotate',
+  actor: Actor,
 ): Promise<Endpoint> {
   const secret = change === 'rotate' ? newSecret() : null;
   const set = {
@@ -204,23 +216,36 @@ export async function changeEndpoint(
     rotate: `previous_secret = secret, secret = $3,
              previous_secret_until = now() + make_interval(hours => ${ROTATION_OVERLAP_HOURS})`,
   }[change];
-  const { rows } = await pool.query<Endpoint>(
-    `UPDATE webhook_endpoints SET ${set} WHERE workspace_id = $1 AND id = $2 RETURNING ${ENDPOINT_COLUMNS}`,
-    secret ? [workspace, id, secret] : [workspace, id],
-  );
-  if (!rows[0]) throw new Refusal('not_found', 'id', `No webhook endpoint ${id}.`);
+  const changed = await inTransaction(pool, async (client) => {
+    const { rows } = await client.query<Endpoint>(
+      `UPDATE webhook_endpoints SET ${set} WHERE workspace_id = $1 AND id = $2 RETURNING ${ENDPOINT_COLUMNS}`,
+      secret ? [workspace, id, secret] : [workspace, id],
+    );
+    if (!rows[0]) throw new Refusal('not_found', 'id', `No webhook endpoint ${id}.`);
+    await recordAudit(client, {
+      workspaceId: workspace,
+      actor,
+      action: `webhook.${change}`,
+      target: id,
+      at: new Date(),
+    });
+    return rows[0];
+  });
   if (change === 'resume')
     await pool.query(
       `UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1 AND status = 'pending'`,
       [id],
     );
-  return secret ? { ...rows[0], secret } : rows[0];
+  return secret ? { ...changed, secret } : changed;
 }
 
-export async function deleteEndpoint(pool: pg.Pool, workspace: string, id: string): Promise<void> {
-  const { rowCount } = await pool.query('DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2', [
-    workspace,
-    id,
-  ]);
-  if (!rowCount) throw new Refusal('not_found', 'id', `No webhook endpoint ${id}.`);
+export async function deleteEndpoint(pool: pg.Pool, workspace: string, id: string, actor: Actor): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    const { rowCount } = await client.query('DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2', [
+      workspace,
+      id,
+    ]);
+    if (!rowCount) throw new Refusal('not_found', 'id', `No webhook endpoint ${id}.`);
+    await recordAudit(client, { workspaceId: workspace, actor, action: 'webhook.delete', target: id, at: new Date() });
+  });
 }

@@ -265,7 +265,7 @@ export async function authRoutes(app: FastifyInstance, deps: WebDeps): Promise<v
     const { token } = req.params;
     if (!session) return reply.redirect(`/login?next=${encodeURIComponent(`/invite/${token}`)}`, 303);
     const joined = isTokenShaped(token)
-      ? await acceptInvitation(pool, token, { id: session.userId, email: session.email }, clock.now())
+      ? await acceptInvitation(pool, token, { id: session.userId, email: session.email }, clock.now(), req.ip)
       : null;
     if (!joined) return html(reply, 404, linkInvalidPage(req, 'invitation'));
     await chooseWorkspace(pool, session, joined);

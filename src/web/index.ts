@@ -12,6 +12,7 @@ import { projectRoot } from '../config/paths.js';
 import { billingRoutes } from './account/billing.js';
 import { keyRoutes } from './account/keys.js';
 import { logRoutes } from './account/logs.js';
+import { auditRoutes } from './account/audit.js';
 import { monitoringRoutes } from './account/monitoring.js';
 import { memberRoutes } from './account/members.js';
 import { overviewRoutes } from './account/overview.js';
@@ -91,6 +92,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
       keyRoutes,
       billingRoutes,
       logRoutes,
+      auditRoutes,
       monitoringRoutes,
       playgroundRoutes,
       memberRoutes,

@@ -115,6 +115,7 @@ const ACCOUNT_SECTIONS = [
   ['/account/keys', 'API keys'],
   ['/account/billing', 'Billing'],
   ['/account/logs', 'Request log'],
+  ['/account/audit', 'Audit log'],
   ['/account/monitoring', 'Monitoring'],
   ['/account/playground', 'Playground'],
   ['/account/members', 'Members'],

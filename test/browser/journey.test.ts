@@ -88,7 +88,7 @@ describe('a customer in the browser', { skip: unavailable ?? false }, () => {
 
   it('creates a key, calls the API with it, and sees usage and balance move', async () => {
     await page.goto(`${site.base}/account/keys`);
-    await page.getByLabel('Name').fill('ci server');
+    await page.getByLabel('Name', { exact: true }).fill('ci server');
     await page.getByRole('button', { name: 'Create key' }).click();
     key = await text('#new-key');
     assert.match(key, /^svc_live_/);
@@ -117,6 +117,22 @@ describe('a customer in the browser', { skip: unavailable ?? false }, () => {
     assert.equal(await text('#packs-remaining'), '1,000');
     assert.equal(await text('#billing-balance'), '1,496');
     await screenshot(page, '07-billing');
+  });
+
+  it('rolls the key: the old secret works beside the new one for the hour chosen', async () => {
+    await page.goto(`${site.base}/account/keys`);
+    const row = page.locator('tr', { hasText: 'ci server' });
+    await row.getByText('Manage').click();
+    await row.getByRole('combobox').selectOption('1h');
+    await page.getByRole('button', { name: 'Roll ci server' }).click();
+    const fresh = await text('#new-key');
+    assert.match(fresh, /^svc_live_/);
+    assert.notEqual(fresh, key);
+    assert.match(await text('table'), /works until/);
+    await screenshot(page, '07b-key-rolled');
+    assert.equal((await api('/v1/account/usage', key)).status, 200);
+    assert.equal((await api('/v1/account/usage', fresh)).status, 200);
+    key = fresh;
   });
 
   it('revokes the key: the API answers 401 at once', async () => {

@@ -1,6 +1,7 @@
 // What the monitoring operations share (docs/webhooks.md): the services they call, the refusals of the
 // monitoring store as the error envelope, and the shapes they answer with.
 import { z } from 'zod';
+import type { Actor } from '../../accounts/audit.js';
 import type { PlanSlug } from '../../accounts/catalog.js';
 import { Refusal } from '../../monitoring/store.js';
 import { ApiError, badRequest } from '../errors.js';
@@ -22,6 +23,12 @@ export const who = (ctx: HandlerContext): { workspace: string; plan: PlanSlug } 
   workspace: ctx.caller!.workspaceId,
   plan: ctx.caller!.plan,
 });
+
+/** Who makes a change, for the audit log: the key, or the member calling through the same-origin proxy. */
+export const actor = (ctx: HandlerContext): Actor =>
+  ctx.caller!.keyId
+    ? { kind: 'key', id: ctx.caller!.keyId, ip: ctx.clientIp }
+    : { kind: 'user', id: ctx.caller!.userId!, ip: ctx.clientIp };
 
 export const monitoringId = (prefix: string, description: string) =>
   z

@@ -10,7 +10,7 @@ import { defineOperation, type Operation } from '../operation.js';
 import { pagination } from '../params.js';
 import { listEnvelope, singleEnvelope } from '../schemas.js';
 import { listResult } from './list.js';
-import { MonitoringEvent, monitoringId, refusing, who } from './monitoring-shared.js';
+import { actor, MonitoringEvent, monitoringId, refusing, who } from './monitoring-shared.js';
 
 const Endpoint = z
   .object({
@@ -84,7 +84,9 @@ export const createWebhook = defineOperation({
     const { workspace, plan } = who(ctx);
     const m = ctx.services.monitoring;
     const types = [...new Set(p.event_types)];
-    return { data: await refusing(() => createEndpoint(m.pool, workspace, plan, p.url, types, m.allowPrivate)) };
+    return {
+      data: await refusing(() => createEndpoint(m.pool, workspace, plan, p.url, types, m.allowPrivate, actor(ctx))),
+    };
   },
 });
 
@@ -105,7 +107,9 @@ const endpointChange = (change: 'pause' | 'resume' | 'rotate', name: string, suf
     errors: [404],
     async handle(p, ctx) {
       return {
-        data: await refusing(() => changeEndpoint(ctx.services.monitoring.pool, who(ctx).workspace, p.id, change)),
+        data: await refusing(() =>
+          changeEndpoint(ctx.services.monitoring.pool, who(ctx).workspace, p.id, change, actor(ctx)),
+        ),
       };
     },
   });
@@ -141,7 +145,7 @@ export const deleteWebhook = defineOperation({
   metered: false,
   errors: [404],
   async handle(p, ctx) {
-    await refusing(() => deleteEndpoint(ctx.services.monitoring.pool, who(ctx).workspace, p.id));
+    await refusing(() => deleteEndpoint(ctx.services.monitoring.pool, who(ctx).workspace, p.id, actor(ctx)));
     return { data: { id: p.id, deleted: true as const } };
   },
 });

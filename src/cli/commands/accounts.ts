@@ -5,11 +5,12 @@ import { refundCheckout } from '../../billing/checkouts.js';
 import { sendToProcessor } from '../../billing/overage.js';
 import { paymentProvider } from '../../billing/payments.js';
 import { cancelSubscription } from '../../billing/subscription.js';
+import { OPERATOR } from '../../accounts/audit.js';
+import { addKey, revokeKeyAs } from '../../accounts/key-admin.js';
 import { resolvePepper } from '../../accounts/pepper.js';
 import { findRequestLog } from '../../accounts/request-log.js';
 import {
   adjustCredits,
-  createKey,
   createWorkspace,
   getWorkspace,
   listKeys,
@@ -87,7 +88,7 @@ export function registerAccounts(program: Command): void {
       .description('cancel the subscription now: overage stops, a final invoice carries what accrued, no new grants'),
   ).action(
     action(async (c, id: string) => {
-      const cancellation = await cancelSubscription(c.pool, id, systemClock.now());
+      const cancellation = await cancelSubscription(c.pool, id, systemClock.now(), OPERATOR);
       return { ...cancellation, ...(await sendToProcessor(c.pool, paymentProvider(c.config))) };
     }),
   );
@@ -105,8 +106,21 @@ export function registerAccounts(program: Command): void {
     .option('--test', 'a test key (svc_test_), on its own monthly pool')
     .action(
       action(
-        async (c, opts: { workspace: string; test?: boolean }) =>
-          createKey(c.pool, opts.workspace, opts.test ? 'test' : 'live', await resolvePepper(c.config), systemClock),
+        async (c, opts: { workspace: string; test?: boolean }) => {
+          await getWorkspace(c.pool, opts.workspace);
+          const pepper = await resolvePepper(c.config);
+          const made = await addKey(
+            c.pool,
+            opts.workspace,
+            opts.test ? 'test' : 'live',
+            null,
+            pepper,
+            systemClock,
+            OPERATOR,
+          );
+          const info = (await listKeys(c.pool, opts.workspace)).find((k) => k.id === made.id)!;
+          return { ...info, key: made.key };
+        },
         (r) => `${r.id} (${r.kind})\nAPI key (shown once, keep it safe): ${r.key}`,
       ),
     );
@@ -124,7 +138,11 @@ export function registerAccounts(program: Command): void {
     ),
   );
   json(key.command('revoke').argument('<key-id>').description('the key fails from its very next request')).action(
-    action((c, id: string) => revokeKey(c.pool, id, systemClock)),
+    action(async (c, id: string) => {
+      // The audit entry goes with the revocation; revokeKey then answers the key as it stands (or that there is none).
+      await revokeKeyAs(c.pool, null, id, systemClock, OPERATOR);
+      return revokeKey(c.pool, id, systemClock);
+    }),
   );
 
   const credits = program.command('credits').description('credit balances and adjustments');

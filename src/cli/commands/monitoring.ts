@@ -2,6 +2,7 @@
 // delivery log, watches, saved searches, events and replays. Each input is checked by its REST operation's
 // schema and goes to the same store functions, under the workspace's plan limits.
 import type { Command } from 'commander';
+import { OPERATOR } from '../../accounts/audit.js';
 import { getWorkspace } from '../../accounts/workspaces.js';
 import { checkInput } from '../../api/operations/monitoring-input.js';
 import * as watchOps from '../../api/operations/watches.js';
@@ -61,7 +62,15 @@ function registerWebhooks(program: Command): void {
         });
         const types = [...new Set(p.event_types)];
         const allowPrivate = c.config.webhooks.allowPrivate;
-        return store.createEndpoint(c.pool, o.workspace, await plan(c, o.workspace), p.url, types, allowPrivate);
+        return store.createEndpoint(
+          c.pool,
+          o.workspace,
+          await plan(c, o.workspace),
+          p.url,
+          types,
+          allowPrivate,
+          OPERATOR,
+        );
       }, withSecret),
     );
   const changes = [
@@ -75,7 +84,7 @@ function registerWebhooks(program: Command): void {
       .action(
         action(
           (c, id: string, o: WorkspaceOpt) =>
-            store.changeEndpoint(c.pool, o.workspace, checkInput(op, { id }).id, change),
+            store.changeEndpoint(c.pool, o.workspace, checkInput(op, { id }).id, change, OPERATOR),
           (e) => (e.secret ? withSecret(e) : endpointLine(e)),
         ),
       );
@@ -83,7 +92,7 @@ function registerWebhooks(program: Command): void {
     .argument('<endpoint>')
     .action(
       action(async (c, id: string, o: WorkspaceOpt) => {
-        await store.deleteEndpoint(c.pool, o.workspace, checkInput(hookOps.deleteWebhook, { id }).id);
+        await store.deleteEndpoint(c.pool, o.workspace, checkInput(hookOps.deleteWebhook, { id }).id, OPERATOR);
         return { id, deleted: true };
       }),
     );

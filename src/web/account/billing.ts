@@ -27,7 +27,7 @@ import {
   type RefusedForm,
 } from './billing-settings.js';
 import { planSection } from './plan-section.js';
-import { type Member, memberOf, noticeFrom, ownerOnly, render, workspaceOf } from './shared.js';
+import { actorOf, type Member, memberOf, noticeFrom, ownerOnly, render, workspaceOf } from './shared.js';
 
 const NOTICES: Record<string, Notice> = {
   refunded: { kind: 'ok', text: 'The pack is refunded and its unused credits removed.' },
@@ -249,7 +249,7 @@ export async function billingRoutes(app: FastifyInstance, deps: WebDeps): Promis
     const plan = (req.body as Record<string, unknown> | undefined)?.plan;
     if (!isSelfServe(plan)) return billingPage(req, reply, deps, m, { kind: 'error', text: 'Choose a plan.' }, 400);
     try {
-      const choice = await choosePlan(pool, payments, m.workspaceId, plan as PlanSlug, clock.now());
+      const choice = await choosePlan(pool, payments, m.workspaceId, plan as PlanSlug, clock.now(), actorOf(req, m));
       return reply.redirect('pay' in choice ? choice.pay : `/account/billing?done=${choice.done}`, 303);
     } catch (err) {
       return fail(req, reply, m, err);
@@ -276,7 +276,7 @@ export async function billingRoutes(app: FastifyInstance, deps: WebDeps): Promis
         }),
       });
     try {
-      await cancelPlan(pool, payments, m.workspaceId, clock.now());
+      await cancelPlan(pool, payments, m.workspaceId, clock.now(), actorOf(req, m));
     } catch (err) {
       return fail(req, reply, m, err);
     }

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { deleteUser, deleteWorkspace, ownedWorkspaces, passwordMatches } from '../../accounts/deletion.js';
+import type { Actor } from '../../accounts/audit.js';
 import { getWorkspace } from '../../accounts/workspaces.js';
 import { cancelPlan } from '../../billing/plans.js';
 import { narrow } from '../auth-pages.js';
@@ -13,7 +14,7 @@ import { parseForm, passwordField, throttled } from '../forms.js';
 import { html } from '../html.js';
 import { KEPT } from './deletion-card.js';
 import { showSettings } from './settings.js';
-import { memberOf } from './shared.js';
+import { actorOf, memberOf } from './shared.js';
 
 const Confirm = z.strictObject({
   delete_password: passwordField,
@@ -24,11 +25,11 @@ export async function deletionRoutes(app: FastifyInstance, deps: WebDeps): Promi
   const { pool, clock, payments } = deps;
 
   /** The plan cancelled (when a paid one runs), then the workspace deleted. */
-  const remove = async (workspaceId: string): Promise<void> => {
+  const remove = async (workspaceId: string, actor: Actor): Promise<void> => {
     const w = await getWorkspace(pool, workspaceId);
     if (w.plan !== 'free_trial' && w.subscription_status !== 'cancelled')
-      await cancelPlan(pool, payments, workspaceId, clock.now());
-    await deleteWorkspace(pool, workspaceId, clock.now());
+      await cancelPlan(pool, payments, workspaceId, clock.now(), actor);
+    await deleteWorkspace(pool, workspaceId, clock.now(), actor);
   };
 
   /** The form checked, the password right (throttled as password attempts), or the answer given. */
@@ -53,14 +54,15 @@ export async function deletionRoutes(app: FastifyInstance, deps: WebDeps): Promi
     const m = memberOf(req);
     if (m.role !== 'owner') return reply.code(403).type('text/html; charset=utf-8').send('Owner only.');
     if (!(await confirmed(req, reply))) return reply;
-    await remove(m.workspaceId);
+    await remove(m.workspaceId, actorOf(req, m));
     return reply.redirect('/account', 303);
   });
 
   app.post('/account/settings/delete-account', async (req, reply) => {
-    const { session } = memberOf(req);
+    const m = memberOf(req);
+    const { session } = m;
     if (!(await confirmed(req, reply))) return reply;
-    for (const w of await ownedWorkspaces(pool, session.userId)) await remove(w.id);
+    for (const w of await ownedWorkspaces(pool, session.userId)) await remove(w.id, actorOf(req, m));
     await deleteUser(pool, session.userId, clock.now());
     clearCookie(reply, deps.cookies, deps.cookies.session);
     req.web = { session: null, csrfSecret: req.web?.csrfSecret ?? '', company: deps.company };

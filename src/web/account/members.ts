@@ -19,7 +19,7 @@ import { emailField, isId, parseForm, throttled } from '../forms.js';
 import { html, when, type Html } from '../html.js';
 import { csrfField, type Notice } from '../layout.js';
 import { invitationMail } from '../mails.js';
-import { type Member, memberOf, noticeFrom, ownerOnly, render, workspaceOf } from './shared.js';
+import { actorOf, type Member, memberOf, noticeFrom, ownerOnly, render, workspaceOf } from './shared.js';
 
 const NOTICES: Record<string, Notice> = {
   invited: { kind: 'ok', text: 'Invitation sent.' },
@@ -171,7 +171,7 @@ export async function memberRoutes(app: FastifyInstance, deps: WebDeps): Promise
     if (wait !== null) return throttled(req, reply, wait);
     let token: string;
     try {
-      token = await invite(pool, m.workspaceId, m.session.userId, email, clock.now());
+      token = await invite(pool, m.workspaceId, m.session.userId, email, clock.now(), actorOf(req, m));
     } catch (err) {
       if (err instanceof MemberError) return fail(err.message);
       throw err;
@@ -187,7 +187,8 @@ export async function memberRoutes(app: FastifyInstance, deps: WebDeps): Promise
     async (req, reply) => {
       const m = memberOf(req);
       const done =
-        isId('inv', req.params.id) && (await revokeInvitation(pool, m.workspaceId, req.params.id, clock.now()));
+        isId('inv', req.params.id) &&
+        (await revokeInvitation(pool, m.workspaceId, req.params.id, clock.now(), actorOf(req, m)));
       return reply.redirect(`/account/members?done=${done ? 'revoked' : 'nothing'}`, 303);
     },
   );
@@ -197,7 +198,9 @@ export async function memberRoutes(app: FastifyInstance, deps: WebDeps): Promise
     { preHandler: ownerOnly(deps) },
     async (req, reply) => {
       const m = memberOf(req);
-      const done = isId('usr', req.params.id) && (await removeMember(pool, m.workspaceId, req.params.id));
+      const done =
+        isId('usr', req.params.id) &&
+        (await removeMember(pool, m.workspaceId, req.params.id, clock.now(), actorOf(req, m)));
       return reply.redirect(`/account/members?done=${done ? 'removed' : 'nothing'}`, 303);
     },
   );

@@ -3,6 +3,7 @@
 // by its REST operation's schema and goes to the same store functions under the plan's limits, so the page
 // refuses what the API refuses, for the same reasons.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from '../../accounts/audit.js';
 import { PLANS, type PlanSlug } from '../../accounts/catalog.js';
 import { ERROR_STATUS } from '../../api/errors.js';
 import { checkInput, InputRefusal } from '../../api/operations/monitoring-input.js';
@@ -15,7 +16,7 @@ import type { WebDeps } from '../context.js';
 import type { FieldErrors } from '../forms.js';
 import { html } from '../html.js';
 import type { Notice } from '../layout.js';
-import { type Member, memberOf, noticeFrom, render, workspaceOf } from './shared.js';
+import { actorOf, type Member, memberOf, noticeFrom, render, workspaceOf } from './shared.js';
 import { monitoringBody, SEARCH_FIELDS, type FormState } from './monitoring-page.js';
 
 /** Latest events shown: a week of a busy watchlist; the API pages through the rest. */
@@ -155,14 +156,14 @@ async function attempt<T>(work: () => Promise<T>): Promise<{ value: T } | null> 
 
 const back = (reply: FastifyReply, done: string) => reply.redirect(`${PAGE}?done=${done}`, 303);
 
-type Act = (pool: WebDeps['pool'], workspace: string, id: string) => Promise<unknown>;
+type Act = (pool: WebDeps['pool'], workspace: string, id: string, actor: Actor) => Promise<unknown>;
 
 /** The endpoint buttons that answer with a notice (rotating answers with the new secret). */
 const ENDPOINT_ACTIONS: Record<string, [typeof hookOps.pauseWebhook, Act, string]> = {
-  pause: [hookOps.pauseWebhook, (p, w, id) => store.changeEndpoint(p, w, id, 'pause'), 'paused'],
-  resume: [hookOps.resumeWebhook, (p, w, id) => store.changeEndpoint(p, w, id, 'resume'), 'resumed'],
+  pause: [hookOps.pauseWebhook, (p, w, id, a) => store.changeEndpoint(p, w, id, 'pause', a), 'paused'],
+  resume: [hookOps.resumeWebhook, (p, w, id, a) => store.changeEndpoint(p, w, id, 'resume', a), 'resumed'],
   test: [hookOps.testWebhook, (p, w, id) => eventLog.sendTestEvent(p, w, id), 'tested'],
-  delete: [hookOps.deleteWebhook, (p, w, id) => store.deleteEndpoint(p, w, id), 'deleted'],
+  delete: [hookOps.deleteWebhook, (p, w, id, a) => store.deleteEndpoint(p, w, id, a), 'deleted'],
 };
 
 export async function monitoringRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
@@ -187,6 +188,7 @@ export async function monitoringRoutes(app: FastifyInstance, deps: WebDeps): Pro
         p.url,
         [...new Set(p.event_types)],
         allowPrivate,
+        actorOf(req, m),
       );
       return { secret: { url: made.url, secret: made.secret! } };
     }),
@@ -200,6 +202,7 @@ export async function monitoringRoutes(app: FastifyInstance, deps: WebDeps): Pro
         m.workspaceId,
         checkInput(hookOps.rotateWebhookSecret, { id: req.params.id }).id,
         'rotate',
+        actorOf(req, m),
       ),
     );
     if (!made) return back(reply, 'not_found');
@@ -212,7 +215,9 @@ export async function monitoringRoutes(app: FastifyInstance, deps: WebDeps): Pro
     const action = ENDPOINT_ACTIONS[req.params.action];
     if (!action) return reply.callNotFound();
     const [op, act, notice] = action;
-    const done = await attempt(() => act(pool, m.workspaceId, checkInput(op, { id: req.params.id }).id));
+    const done = await attempt(() =>
+      act(pool, m.workspaceId, checkInput(op, { id: req.params.id }).id, actorOf(req, m)),
+    );
     return back(reply, done ? notice : 'not_found');
   });
 

@@ -2,6 +2,7 @@
 // the workspace shown and the user's other workspaces, the notice of the last form (a code in the query,
 // never free text), and the owner-only guard of billing and membership changes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from '../../accounts/audit.js';
 import { memberships } from '../../accounts/members.js';
 import type { Role, Session } from '../../accounts/sessions.js';
 import { getWorkspace, type Workspace } from '../../accounts/workspaces.js';
@@ -113,3 +114,6 @@ export function noticeFrom(req: FastifyRequest, notices: Record<string, Notice>)
   const done = (req.query as Record<string, unknown> | undefined)?.done;
   return typeof done === 'string' ? (notices[done] ?? null) : null;
 }
+
+/** The member as the audit log names them: who, and the address the request came from. */
+export const actorOf = (req: FastifyRequest, m: Member): Actor => ({ kind: 'user', id: m.session.userId, ip: req.ip });
