@@ -125,7 +125,10 @@ describe('rolling a key', () => {
     const { id, key: old } = await createKey('rolled then revoked');
     const res = await owner.post(`/account/keys/${id}/roll`, { grace: '24h' });
     const fresh = /id="new-key">(svc_live_\w+)</.exec(res.body)![1]!;
-    assert.equal((await owner.post(`/account/keys/${id}/revoke`)).headers.location, '/account/keys?done=key_revoked');
+    assert.equal(
+      (await owner.post(`/account/keys/${id}/revoke`, { confirm: 'yes' })).headers.location,
+      '/account/keys?done=key_revoked',
+    );
     assert.deepEqual([await usage(old), await usage(fresh)], [401, 401]);
   });
 

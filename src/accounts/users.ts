@@ -213,6 +213,14 @@ async function acceptOpenInvitations(client: pg.PoolClient, user: User, now: Dat
      ON CONFLICT DO NOTHING RETURNING workspace_id`,
     [user.id, user.email, now],
   );
+  for (const r of rows)
+    await recordAudit(client, {
+      workspaceId: r.workspace_id,
+      actor: { kind: 'user', id: user.id, ip: null },
+      action: 'member.accept',
+      target: user.email,
+      at: now,
+    });
   return rows.map((r) => r.workspace_id).sort();
 }
 

@@ -112,7 +112,7 @@ describe('every page at a laptop and a phone size', { skip: unavailable ?? false
     await page.setViewportSize({ width: 390, height: 844 });
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.base });
     await page.goto(`${site.base}/account/keys`);
-    await page.getByLabel('Name').fill('phone key');
+    await page.locator('#key-name').fill('phone key');
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = await page.locator('#new-key').innerText();
     await page.getByRole('button', { name: 'Copy the key' }).click();
