@@ -1,6 +1,6 @@
 // The owner's limits on a workspace's money (docs/billing.md, "Low-balance alerts", "Spending cap"): the
 // balance in credits at which a mail is sent, and the most overage a UTC month may cost. The cap is
-// enforced by the request gate itself (api_gate, 013_billing_documents.sql), in the update that reserves
+// enforced by the request gate itself (api_gate, 013_keys_usage_audit.sql), in the update that reserves
 // an overage credit; this file only sets and reads it.
 import type pg from 'pg';
 import { z } from 'zod';

@@ -2,8 +2,9 @@
 // recorded by name in `schema_migrations`, all in one transaction under an advisory lock (instances
 // starting together do not race). The baseline is 001 to 005, one file per domain, each object in its
 // final form; every file after it (006 monitoring, 007 an index of deliveries, 008 settlement before the answer
-// and idempotency keys, 009 the leases of the delivery loop, 010 a rotated webhook secret's overlap, 014 rolled keys,
-// usage per key and the audit log) is an upgrade
+// and idempotency keys, 009 the leases of the delivery loop, 010 a rotated webhook secret's overlap, 011 events
+// numbered per workspace, 012 billing documents and the spending cap, 013 rolled keys, usage per key and the audit log,
+// 014 the plan chosen before sign-up, 015 two-factor login, 016 address changes, 017 deletion) is an upgrade
 // step, numbered after the last, that takes a database made by the files before it to the new schema in place
 // (ALTER what exists, fill what a new column or table needs from the rows there), so every database that ran the
 // files before gets it at its next start; a full load then builds registry tables from

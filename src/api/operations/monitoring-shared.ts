@@ -5,6 +5,7 @@ import type { Actor } from '../../accounts/audit.js';
 import type { PlanSlug } from '../../accounts/catalog.js';
 import { Refusal } from '../../monitoring/store.js';
 import { ApiError, badRequest } from '../errors.js';
+import { singleEnvelope } from '../schemas.js';
 import type { HandlerContext } from '../operation.js';
 
 /** Runs a store call, turning its refusals into the API's errors. */
@@ -55,3 +56,13 @@ export const MonitoringEvent = z
     deliveries: z.array(Delivery),
   })
   .meta({ id: 'MonitoringEvent' });
+
+/** What the operations on one event by its id share: the id, the event answered, 404 for another workspace's. */
+export const ON_ONE_EVENT = {
+  params: z.strictObject({ id: monitoringId('evt', 'The event id.') }),
+  kind: 'single',
+  result: MonitoringEvent,
+  response: singleEnvelope(MonitoringEvent),
+  metered: false,
+  errors: [404],
+} as const;

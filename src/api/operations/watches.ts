@@ -17,7 +17,7 @@ import { documentNumber, multi, pagination, text } from '../params.js';
 import { listEnvelope, singleEnvelope } from '../schemas.js';
 import { entitySearchParams } from './entities.js';
 import { listResult, USE_NOTE } from './list.js';
-import { MonitoringEvent, monitoringId, refusing, who } from './monitoring-shared.js';
+import { MonitoringEvent, monitoringId, ON_ONE_EVENT, refusing, who } from './monitoring-shared.js';
 
 const Watch = z
   .object({ document_number: z.string(), name: z.string().nullable(), created_at: z.string() })
@@ -222,12 +222,7 @@ const getWatchEvent = defineOperation({
   description:
     'One event by its id (the `webhook-id` of its deliveries), with its sequence number, the body its endpoints ' +
     'receive and its deliveries: a receiver can check a delivery against it. Free of charge.',
-  params: z.strictObject({ id: monitoringId('evt', 'The event id.') }),
-  kind: 'single',
-  result: MonitoringEvent,
-  response: singleEnvelope(MonitoringEvent),
-  metered: false,
-  errors: [404],
+  ...ON_ONE_EVENT,
   async handle(p, ctx) {
     return { data: await refusing(() => getEvent(ctx.services.monitoring.pool, who(ctx).workspace, p.id)) };
   },

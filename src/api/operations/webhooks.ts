@@ -10,7 +10,7 @@ import { defineOperation, type Operation } from '../operation.js';
 import { pagination } from '../params.js';
 import { listEnvelope, singleEnvelope } from '../schemas.js';
 import { listResult } from './list.js';
-import { actor, MonitoringEvent, monitoringId, refusing, who } from './monitoring-shared.js';
+import { actor, MonitoringEvent, monitoringId, ON_ONE_EVENT, refusing, who } from './monitoring-shared.js';
 
 const Endpoint = z
   .object({
@@ -179,12 +179,7 @@ export const replayWebhookEvent = defineOperation({
   description:
     'Sends an event again, under its same id, to every endpoint subscribed to its type (also after it ' +
     'failed or was delivered). Free of charge.',
-  params: z.strictObject({ id: monitoringId('evt', 'The event id.') }),
-  kind: 'single',
-  result: MonitoringEvent,
-  response: singleEnvelope(MonitoringEvent),
-  metered: false,
-  errors: [404],
+  ...ON_ONE_EVENT,
   async handle(p, ctx) {
     return { data: await refusing(() => replayEvent(ctx.services.monitoring.pool, who(ctx).workspace, p.id)) };
   },

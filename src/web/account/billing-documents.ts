@@ -1,13 +1,13 @@
 // Payment history: every receipt, invoice and credit note of the workspace, listed on the billing page,
 // each viewable as HTML and downloadable as PDF by any member. Another workspace's document is a 404,
 // as is a document that does not exist. docs/web.md, "Pages".
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatUsd } from '../../accounts/catalog.js';
 import { getDocument, isDocumentId, type BillingDocument } from '../../billing/documents.js';
 import type { WebDeps } from '../context.js';
 import { html, type Html } from '../html.js';
 import { DOCUMENT_TITLES, documentPdf, partyLines } from './document-pdf.js';
-import { memberOf, render } from './shared.js';
+import { memberOf, render, type Member } from './shared.js';
 
 const day = (iso: string): string => iso.slice(0, 10);
 
@@ -102,29 +102,23 @@ async function documentOf(req: FastifyRequest<{ Params: { id: string } }>, deps:
 }
 
 export async function documentRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
-  const notFound = html`<p>This workspace has no such document.</p>`;
+  const notFound = (req: FastifyRequest, reply: FastifyReply, m: Member) =>
+    render(req, reply, deps, m, {
+      title: 'No such document',
+      section: '/account/billing',
+      body: html`<p>This workspace has no such document.</p>`,
+      status: 404,
+    });
   app.get<{ Params: { id: string } }>('/account/billing/documents/:id', async (req, reply) => {
     const { m, d } = await documentOf(req, deps);
-    if (!d)
-      return render(req, reply, deps, m, {
-        title: 'No such document',
-        section: '/account/billing',
-        body: notFound,
-        status: 404,
-      });
+    if (!d) return notFound(req, reply, m);
     const title = `${DOCUMENT_TITLES[d.kind]} ${d.number}`;
     return render(req, reply, deps, m, { title, section: '/account/billing', body: documentView(d) });
   });
 
   app.get<{ Params: { id: string } }>('/account/billing/documents/:id/pdf', async (req, reply) => {
     const { m, d } = await documentOf(req, deps);
-    if (!d)
-      return render(req, reply, deps, m, {
-        title: 'No such document',
-        section: '/account/billing',
-        body: notFound,
-        status: 404,
-      });
+    if (!d) return notFound(req, reply, m);
     const pdf = await documentPdf(d);
     return reply
       .header('cache-control', 'no-store')

@@ -64,7 +64,9 @@ CREATE TABLE audit_events (
 );
 CREATE INDEX audit_events_workspace_idx ON audit_events (workspace_id, id);
 
--- The gate, as in 013 (with the spending cap), and for the previous secret of a rolled key (above).
+-- The gate of docs/contract.md, "Plans and credits", as in 004, with the spending cap of 012 (an overage credit
+-- that would take the month's overage past the cap is refused, 'cap_reached', retry_after = seconds to the next month,
+-- under the same row lock and in the same update that reserves it) and the previous secret of a rolled key (above).
 CREATE OR REPLACE FUNCTION api_gate(p_hash bytea, p_workspace text, p_surface text, p_reserve boolean, p_lead_feed boolean, p_csv boolean,
                          p_now timestamptz, p_request_id text, p_trial_days integer, p_trial_cap bigint,
                          p_test_credits bigint)
