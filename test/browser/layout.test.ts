@@ -19,12 +19,25 @@ const SIZES = [
   { name: 'laptop', width: 1366, height: 900 },
   { name: 'phone', width: 390, height: 844 },
 ] as const;
-const PUBLIC = ['/', '/pricing', '/docs', '/data-coverage', '/login', '/signup', '/terms', '/privacy', '/contact'];
+const PUBLIC = [
+  '/',
+  '/pricing',
+  '/docs',
+  '/data-coverage',
+  '/login',
+  '/signup',
+  '/forgot',
+  '/terms',
+  '/privacy',
+  '/refunds',
+  '/contact',
+];
 const DASHBOARD = [
   '/account',
   '/account/keys',
   '/account/billing',
   '/account/logs',
+  '/account/audit',
   '/account/monitoring',
   '/account/playground',
   '/account/members',
