@@ -73,7 +73,7 @@ export async function auditRoutes(app: FastifyInstance, deps: WebDeps): Promise<
     const more = entries.length > AUDIT_PAGE_ROWS;
     const shown = entries.slice(0, AUDIT_PAGE_ROWS);
     const body = html`<div class="card">
-      <div class="table-wrap">
+      <div class="table-wrap" role="region" aria-label="Audit log" tabindex="0">
         <table class="compact">
           <thead>
             <tr>

@@ -19,7 +19,7 @@ export function documentsSection(docs: readonly BillingDocument[]): Html {
     </div>`;
   return html`<div class="card">
     <h2>Payment history</h2>
-    <div class="table-wrap">
+    <div class="table-wrap" role="region" aria-label="Payment history" tabindex="0">
       <table>
         <thead>
           <tr>
@@ -58,7 +58,7 @@ function documentView(d: BillingDocument): Html {
   return html`<div class="card document" id="document">
     <p>Issued ${day(d.issued_at)} ${d.issued_at.slice(11, 16)} UTC · <span class="mono">${d.id}</span></p>
     <div class="stats">${party('From', partyLines(d.seller))} ${party('To', partyLines(d.buyer))}</div>
-    <div class="table-wrap">
+    <div class="table-wrap" role="region" aria-label="Lines of the document" tabindex="0">
       <table>
         <thead>
           <tr>
