@@ -5,7 +5,6 @@
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
 import { recordAudit, type Actor } from './audit.js';
-import { checkPassword } from './passwords.js';
 
 /** The workspaces a user owns (deleted with the account). */
 export async function ownedWorkspaces(pool: pg.Pool, userId: string): Promise<Array<{ id: string; name: string }>> {
@@ -15,15 +14,6 @@ export async function ownedWorkspaces(pool: pg.Pool, userId: string): Promise<Ar
     [userId],
   );
   return rows;
-}
-
-/** Whether the password is the user's (deletion asks for it). */
-export async function passwordMatches(pool: pg.Pool, userId: string, password: string): Promise<boolean> {
-  const { rows } = await pool.query<{ password_hash: string }>(
-    'SELECT password_hash FROM users WHERE id = $1 AND deleted_at IS NULL',
-    [userId],
-  );
-  return Boolean(rows[0]) && (await checkPassword(rows[0]!.password_hash, password));
 }
 
 /**

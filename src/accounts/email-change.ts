@@ -2,9 +2,8 @@
 // mailed to the new address, done when the link is followed. The old address is told both times.
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
-import { checkPassword } from './passwords.js';
 import { tokenHash } from './tokens.js';
-import { issueEmailToken, normalizeEmail } from './users.js';
+import { issueEmailToken, normalizeEmail, passwordMatches } from './users.js';
 
 /** PostgreSQL's unique_violation: the new address was taken between the request and the link. */
 const UNIQUE_VIOLATION = '23505';
@@ -26,12 +25,9 @@ export async function requestEmailChange(
   now: Date,
 ): Promise<ChangeRequest> {
   const address = normalizeEmail(newEmail);
-  const { rows } = await pool.query<{ email: string; password_hash: string }>(
-    'SELECT email, password_hash FROM users WHERE id = $1',
-    [userId],
-  );
-  const user = rows[0];
-  if (!user || !(await checkPassword(user.password_hash, password))) return { kind: 'wrong_password' };
+  if (!(await passwordMatches(pool, userId, password))) return { kind: 'wrong_password' };
+  const { rows } = await pool.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [userId]);
+  const user = rows[0]!;
   if (address === user.email) return { kind: 'same' };
   const taken = await pool.query('SELECT 1 FROM users WHERE email = $1', [address]);
   const token = taken.rowCount ? null : await issueEmailToken(pool, userId, 'email_change', now, address);

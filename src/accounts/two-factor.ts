@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
-import { checkPassword } from './passwords.js';
+import { passwordMatches } from './users.js';
 import { newToken, tokenHash } from './tokens.js';
 
 /** The issuer an authenticator app shows beside the account. */
@@ -140,10 +140,7 @@ export async function disable(
   code: string,
   now: Date,
 ): Promise<boolean> {
-  const { rows } = await pool.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [
-    userId,
-  ]);
-  if (!rows[0] || !(await checkPassword(rows[0].password_hash, password))) return false;
+  if (!(await passwordMatches(pool, userId, password))) return false;
   return inTransaction(pool, async (client) => {
     if (!(await checkCode(client, userId, code, now))) return false;
     await client.query(

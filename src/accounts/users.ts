@@ -247,6 +247,12 @@ async function setPassword(client: pg.PoolClient, userId: string, password: stri
   await client.query('DELETE FROM web_sessions WHERE user_id = $1', [userId]);
 }
 
+/** Whether the password is the user's: the check before a change the account asks it for. */
+export async function passwordMatches(db: Db, userId: string, password: string): Promise<boolean> {
+  const { rows } = await db.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [userId]);
+  return Boolean(rows[0]) && (await checkPassword(rows[0]!.password_hash, password));
+}
+
 /** Changes a password given the current one; false when the current one is wrong (nothing changes). */
 export async function changePassword(
   pool: pg.Pool,
@@ -255,10 +261,7 @@ export async function changePassword(
   next: string,
   now: Date,
 ): Promise<boolean> {
-  const { rows } = await pool.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [
-    userId,
-  ]);
-  if (!rows[0] || !(await checkPassword(rows[0].password_hash, current))) return false;
+  if (!(await passwordMatches(pool, userId, current))) return false;
   await inTransaction(pool, (client) => setPassword(client, userId, next, now));
   return true;
 }

@@ -3,7 +3,8 @@
 // subscription ended), then the rows go as src/accounts/deletion.ts says.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { deleteUser, deleteWorkspace, ownedWorkspaces, passwordMatches } from '../../accounts/deletion.js';
+import { deleteUser, deleteWorkspace, ownedWorkspaces } from '../../accounts/deletion.js';
+import { passwordMatches } from '../../accounts/users.js';
 import type { Actor } from '../../accounts/audit.js';
 import { getWorkspace } from '../../accounts/workspaces.js';
 import { cancelPlan } from '../../billing/plans.js';
