@@ -1,4 +1,4 @@
-// The table of operations: the eight registry operations (REST routes and MCP tools), the lead
+// The table of operations: the eight registry operations and batch matching (REST routes and MCP tools), the lead
 // feed's daily CSV file, the account usage route (REST only), and monitoring: watches, their events (also
 // an MCP tool) and webhook endpoints (docs/webhooks.md).
 import type { Operation } from '../operation.js';
@@ -6,6 +6,7 @@ import { accountUsage } from './account.js';
 import { getEntity, searchEntities } from './entities.js';
 import { listDailyFilings, listRecentFilings } from './filings.js';
 import { listNewBusinessLeads, newBusinessesDailyFile } from './leads.js';
+import { matchEntities } from './match.js';
 import { WATCH_OPERATIONS } from './watches.js';
 import { WEBHOOK_OPERATIONS } from './webhooks.js';
 import { searchAddresses, searchAgents, searchOfficers } from './people.js';
@@ -13,6 +14,7 @@ import { searchAddresses, searchAgents, searchOfficers } from './people.js';
 export const OPERATIONS: readonly Operation[] = [
   searchEntities,
   getEntity,
+  matchEntities,
   searchOfficers,
   searchAgents,
   searchAddresses,
