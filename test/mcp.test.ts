@@ -113,7 +113,7 @@ describe('discovery', () => {
     }
   });
 
-  it('tools/list: the nine tools, each with title, actionable description, schemas and readOnlyHint', async () => {
+  it('tools/list: the ten tools, each with title, actionable description, schemas and readOnlyHint', async () => {
     const { key } = await t.workspace('developer');
     const client = await connect(key.key);
     const { tools } = await client.listTools();
@@ -122,6 +122,7 @@ describe('discovery', () => {
       [
         'search_entities',
         'get_entity',
+        'match_entities',
         'search_officers',
         'search_agents',
         'search_addresses',

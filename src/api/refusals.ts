@@ -67,7 +67,9 @@ export function refuseBatchByGate(gate: GateResult, credits: number): void {
     refuseByGate(gate);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    const whole = `This call costs ${credits} credits (one per query) and the balance does not cover them all: send fewer queries. `;
+    const whole =
+      `This call costs ${credits} credits (one per query) and the balance does not cover them all: ` +
+      'send fewer queries. ';
     throw new ApiError(err.code, whole + err.message, err.extra);
   }
 }

@@ -5,6 +5,7 @@ import { ALGORITHM_NAMES, DEFAULT_ALGORITHM, MatchAnswer } from '../../search/in
 import { defineOperation } from '../operation.js';
 import { documentNumber, entityTypeCode, text } from '../params.js';
 import { singleEnvelope } from '../schemas.js';
+import { USE_NOTE } from './list.js';
 
 /** Queries a call holds at most: a bigger list is a match job's (docs/matching.md). */
 const MAX_QUERIES = 100;
@@ -38,7 +39,7 @@ export const matchEntities = defineOperation({
     'when known) to registered entities. Each answers its best candidates with a score from 0 to 1, a grade per ' +
     'feature (name, legal form, address, city, ZIP, officer: exact, close, different or absent) and its share ' +
     'of the score, and `match: true` on the one candidate whose score and margin over the next are clear. ' +
-    `Costs ${CREDITS_PER_MATCH_QUERY} credit per query; the call is served whole or refused whole.`,
+    `Costs ${CREDITS_PER_MATCH_QUERY} credit per query; the call is served whole or refused whole. ${USE_NOTE}`,
   params: z.strictObject({
     queries: z
       .array(MatchQueryParam)

@@ -7,7 +7,7 @@ export const MATCH_FEATURES = ['name', 'legal_form', 'address', 'city', 'zip', '
 export type MatchFeature = (typeof MATCH_FEATURES)[number];
 
 /** absent: the query or the entity does not have it, and it counts neither way. */
-export const GRADES = ['exact', 'close', 'different', 'absent'] as const;
+const GRADES = ['exact', 'close', 'different', 'absent'] as const;
 export type Grade = (typeof GRADES)[number];
 
 /** One row of a customer's list, as the matcher reads it. */
@@ -48,14 +48,13 @@ export const MatchCandidate = z
   .meta({ id: 'MatchCandidate' });
 export type MatchCandidate = z.output<typeof MatchCandidate>;
 
-export const MatchResult = z
+const MatchResult = z
   .object({
     reference: z.string().nullable().meta({ description: "The query's own reference, as sent." }),
     match: MatchCandidate.nullable().meta({ description: 'The candidate that matches, if one does.' }),
     candidates: z.array(MatchCandidate),
   })
   .meta({ id: 'MatchResult' });
-export type MatchResult = z.output<typeof MatchResult>;
 
 export const MatchAnswer = z
   .object({
