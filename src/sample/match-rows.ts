@@ -32,7 +32,7 @@ export const MATCH_KINDS = [
   'officer',
   'negative',
 ] as const;
-export type MatchKind = (typeof MATCH_KINDS)[number];
+type MatchKind = (typeof MATCH_KINDS)[number];
 export type MatchRow = Record<(typeof MATCH_COLUMNS)[number], string>;
 
 /** Entities drawn for a row before it falls back to an exact one: a kind needs a name it can change. */
@@ -129,7 +129,7 @@ function rowFor(rng: Rng, kind: MatchKind, e: Entity & { name: string }): Omit<M
 }
 
 /** Row k (0-based): its kind in turn, the entity a draw of its own stream. */
-export function matchRow(ctx: DatasetContext, changed: ReadonlyMap<string, Entity>, k: number): MatchRow {
+function matchRow(ctx: DatasetContext, changed: ReadonlyMap<string, Entity>, k: number): MatchRow {
   const rng = new Rng(ctx.seed, STREAM.matchRow, k);
   const kind = MATCH_KINDS[k % MATCH_KINDS.length]!;
   let fallback: (Entity & { name: string }) | null = null;

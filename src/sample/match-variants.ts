@@ -136,7 +136,7 @@ export function swapWords(rng: Rng, name: string): string | null {
 }
 
 /** One edit of a word: a letter replaced, dropped, added, or two neighbours swapped; never the same word. */
-export function typo(rng: Rng, word: string): string {
+function typo(rng: Rng, word: string): string {
   for (;;) {
     const at = rng.int(word.length);
     let out: string;
