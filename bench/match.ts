@@ -39,7 +39,7 @@ const connections = Number(args.connections);
 const PEPPER = 'bench-pepper';
 /** Queries a call carries: the most the route takes. */
 const QUERIES_PER_CALL = 100;
-/** Candidates asked per query: the issue's "truth among candidates" is among three. */
+/** Candidates asked per query: the truth must be among three (docs/benchmarks.md, "Batch matching"). */
 const LIMIT = 3;
 /** The size and, past the shared seed, the seed: what names the files, the database and the results. */
 const size = seed === 42 ? `${entities}` : `${entities}-seed-${seed}`;
