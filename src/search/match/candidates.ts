@@ -1,6 +1,7 @@
-// The entities a query may name: the name's search (as /v1/entities/search ranks it), again within the
-// query's city when it has one and the first search's page holds none there (a common name's right entity can
-// rank below the first page elsewhere), and the entity of a document number the query gives. Then each candidate as the features read it.
+// The entities a query may name: the name's search (as /v1/entities/search ranks it); again within the
+// query's city when it has one and the first page holds none there (a common name's right entity can rank
+// below the first page elsewhere); and the entity of a document number the query gives. Then each
+// candidate as the features read it.
 import type pg from 'pg';
 import type { SearchContext } from '../context.js';
 import { searchEntities } from '../entities/search.js';
