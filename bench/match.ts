@@ -19,7 +19,7 @@ import { MATCH_ROWS_FILE, type MatchRow } from '../src/sample/match-rows.js';
 import { nameKey } from '../src/text/normalize.js';
 import { table, writeResults } from './match-report.js';
 import { score, type Answer, type ScoredRow } from './match-score.js';
-import { build, cli, database, generateArgs, log, work } from './setup.js';
+import { build, cli, database, generateArgs, log, routeRps, work } from './setup.js';
 import { benchServer } from '../test/support/server-process.js';
 
 const { values: args } = parseArgs({
@@ -175,6 +175,8 @@ async function main(): Promise<void> {
         cores: os.availableParallelism(),
         memory_gib: Math.round(os.totalmem() / 2 ** 30),
         node: process.version,
+        // The yardstick absolute figures are named with (docs/benchmarks.md): machines here differ by three times.
+        bare_fastify_rps: Math.round(await routeRps()),
       },
       entities,
       seed,

@@ -10,7 +10,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import Fastify from 'fastify';
 import type pg from 'pg';
 import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
 import { systemClock } from '../src/clock.js';
@@ -31,7 +30,7 @@ import {
   type Slow,
   type Timed,
 } from './report.js';
-import { build, cli, database, generateArgs, log, work } from './setup.js';
+import { build, cli, database, generateArgs, log, routeRps, work } from './setup.js';
 import { benchServer } from '../test/support/server-process.js';
 
 const { values: args } = parseArgs({
@@ -160,24 +159,6 @@ async function load_(
 }
 
 const latencies = (timed: readonly Timed[]): number[] => timed.map((t) => t.ms);
-
-/**
- * Requests a second a Fastify route serves on this machine, 16 connections: bare (the detail target's
- * yardstick) or, given a pool, making one round trip to PostgreSQL (`SELECT 1`), which is the most
- * any route can serve that must ask the database on every request, as the gate must (spec: a revoked
- * key fails at once, no cache window).
- */
-async function routeRps(pool?: pg.Pool): Promise<number> {
-  const app = Fastify();
-  app.get('/route', async () => ({
-    data: pool ? (await pool.query({ name: 'one', text: 'SELECT 1 AS ok' })).rows[0] : { ok: 1 },
-    meta: { request_id: 'req_x' },
-  }));
-  const addr = await app.listen({ port: 0, host: '127.0.0.1' });
-  const r = await autocannon({ url: `${addr}/route`, connections: 16, duration: 8 });
-  await app.close();
-  return r.requests.average;
-}
 
 async function main(): Promise<void> {
   await mkdir(work, { recursive: true });

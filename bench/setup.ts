@@ -2,6 +2,8 @@
 // run as an operator runs it (docs/benchmarks.md, "Method").
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
 import pg from 'pg';
 import { projectRoot } from '../src/config/paths.js';
 import { startEmbedded } from '../src/db/embedded.js';
@@ -62,3 +64,21 @@ export const generateArgs = (entities: number, dir: string, seed: number): strin
   '2026-11-20',
   '--json',
 ];
+
+/**
+ * Requests a second a Fastify route serves on this machine, 16 connections: bare (the detail target's
+ * yardstick) or, given a pool, making one round trip to PostgreSQL (`SELECT 1`), which is the most
+ * any route can serve that must ask the database on every request, as the gate must (spec: a revoked
+ * key fails at once, no cache window).
+ */
+export async function routeRps(pool?: pg.Pool): Promise<number> {
+  const app = Fastify();
+  app.get('/route', async () => ({
+    data: pool ? (await pool.query({ name: 'one', text: 'SELECT 1 AS ok' })).rows[0] : { ok: 1 },
+    meta: { request_id: 'req_x' },
+  }));
+  const addr = await app.listen({ port: 0, host: '127.0.0.1' });
+  const r = await autocannon({ url: `${addr}/route`, connections: 16, duration: 8 });
+  await app.close();
+  return r.requests.average;
+}
