@@ -40,6 +40,13 @@ const entities: Corp[] = [
   { doc: 'L24000000007', name: 'OCEAN BLUE VENTURES LLC', city: 'NAPLES', zip: '34102' },
   { doc: 'P24000000008', name: 'KESTREL MARINE SUPPLY INC', type: 'DOMP', agent: 'CORPORATION SERVICE COMPANY' },
   { doc: 'L24000000009', name: 'SUNSHINE HOLDINGS GROUP LLC', city: 'TAMPA', zip: '33602' },
+  {
+    doc: 'L24000000010',
+    name: 'HERON FOUNDATION LLC',
+    city: 'OCALA',
+    officers: [{ title: 'MGR', name: person('HUDSON', 'LINDA', 'P', 'JR') }],
+  },
+  { doc: 'L24000000011', name: 'HERON FOUNDATION LLC', city: 'OCALA' },
 ];
 
 let t: TestApp;
@@ -163,6 +170,18 @@ describe('POST /v1/entities/match', () => {
     assert.equal(typo!.match?.document_number, 'L24000000003');
     assert.equal(typo!.match!.features.name!.grade, 'close');
     assert.equal(typo!.match!.features.legal_form!.grade, 'absent');
+  });
+
+  it('reads an officer without the middle initial or suffix one side lacks; an entity without officers counts half', async () => {
+    const [r] = await match([{ name: 'Heron Fdn LLC', officer: 'Linda Hudson' }]);
+    assert.equal(r!.match?.document_number, 'L24000000010');
+    assert.equal(r!.match!.features.officer!.grade, 'exact');
+    assert.equal(r!.match!.features.name!.grade, 'exact');
+    const other = r!.candidates.find((c) => c.document_number === 'L24000000011')!;
+    assert.equal(other.features.officer!.grade, 'absent');
+    assert.ok(other.features.officer!.contribution > 0 && other.score < r!.match!.score);
+    const [initial] = await match([{ name: 'Heron Foundation LLC', officer: 'Linda Q Hudson' }]);
+    assert.equal(initial!.candidates[0]!.features.officer!.grade, 'close');
   });
 
   it('costs one credit per query, once, and refuses a call the balance does not cover whole', async () => {
