@@ -101,7 +101,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   // Before any route: the plugin hooks each route as it is declared.
   await registerCompression(http);
-  const services = createServices(db, clock, config.webhooks.allowPrivate);
+  const services = createServices(db, clock, {
+    pepper: deps.pepper,
+    baseUrl: config.billing.publicBaseUrl,
+    allowPrivateWebhooks: config.webhooks.allowPrivate,
+  });
   const errors = new ErrorLog(http.log, clock);
   for (const pool of new Set([db.pool, db.readPool])) pool.on('connect', () => errors.connected());
   const gate = new Gate(db.pool, deps.pepper, clock);
