@@ -113,7 +113,7 @@ describe('discovery', () => {
     }
   });
 
-  it('tools/list: the nine tools, each with title, actionable description, schemas and readOnlyHint', async () => {
+  it('tools/list: the ten tools, each with title, actionable description, schemas and readOnlyHint', async () => {
     const { key } = await t.workspace('developer');
     const client = await connect(key.key);
     const { tools } = await client.listTools();
@@ -122,6 +122,7 @@ describe('discovery', () => {
       [
         'search_entities',
         'get_entity',
+        'match_entities',
         'search_officers',
         'search_agents',
         'search_addresses',
@@ -148,7 +149,7 @@ describe('discovery', () => {
     // The other header of the spec works as well.
     const other = new Client({ name: 'x-api-key', version: '1.0.0' });
     await other.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { 'x-api-key': key.key } } }));
-    assert.equal((await other.listTools()).tools.length, 9);
+    assert.equal((await other.listTools()).tools.length, 10);
     await other.close();
     const leads = tools.find((x) => x.name === 'list_new_business_leads')!;
     assert.deepEqual(Object.keys(leads.inputSchema.properties ?? {}), [

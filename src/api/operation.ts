@@ -72,6 +72,11 @@ export interface Operation<P extends z.ZodObject = z.ZodObject> {
   readonly response: z.ZodType;
   /** Costs a credit when answered 2xx or 404. */
   readonly metered: boolean;
+  /**
+   * The credits a metered call costs, when more than one (a batch: one per query, at the catalog's price). All
+   * are reserved before the handler runs, so a call is served whole or refused whole.
+   */
+  readonly credits?: (params: z.output<P>) => number;
   /** Only for plans with the lead feed. */
   readonly leadFeed?: boolean;
   /** A keyless route: no key, never metered, limited per client IP in its own window. */

@@ -29,7 +29,14 @@ import { ApiError, badRequest, internalError, queryTimedOut, unauthorized } from
 import { idempotencyMismatch, idempotencyRunning, readIdempotencyKey, requestFingerprint } from './idempotency.js';
 import type { ListResult, Operation, SingleResult } from './operation.js';
 import { fileHeaders, replayed, reserved, success, type Outcome, type Result } from './outcome.js';
-import { parseOrRefuse, perMinuteRefusal, refuseByGate, surfaceRefusal, validationDetails } from './refusals.js';
+import {
+  parseOrRefuse,
+  perMinuteRefusal,
+  refuseBatchByGate,
+  refuseByGate,
+  surfaceRefusal,
+  validationDetails,
+} from './refusals.js';
 import type { Services } from './services.js';
 
 export interface Invocation {
@@ -142,6 +149,15 @@ export class Pipeline {
         const paid = await this.authenticate(inv, { ...ask, reserve: true });
         charges = reserved(paid);
         refuseByGate(paid);
+      }
+
+      const more = op.metered ? (op.credits?.(parsed.data) ?? 1) - 1 : 0;
+      if (more > 0) {
+        const rest = await Promise.all(
+          Array.from({ length: more }, () => this.authenticate(inv, { ...ask, reserve: true })),
+        );
+        charges = [...charges, ...rest.flatMap(reserved)];
+        rest.forEach((r) => refuseBatchByGate(r, more + 1));
       }
 
       const result = await op.handle(parsed.data, this.context(inv, caller));

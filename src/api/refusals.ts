@@ -58,6 +58,22 @@ export function refuseByGate(gate: GateResult): void {
   }
 }
 
+/**
+ * The gate's refusal of a credit past a call's first (a batch of `credits` queries): the same refusal, saying
+ * that the call is served whole or not at all, so that a balance short of it is not read as an empty one.
+ */
+export function refuseBatchByGate(gate: GateResult, credits: number): void {
+  try {
+    refuseByGate(gate);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const whole =
+      `This call costs ${credits} credits (one per query) and the balance does not cover them all: ` +
+      'send fewer queries. ';
+    throw new ApiError(err.code, whole + err.message, err.extra);
+  }
+}
+
 /** Zod issues as `{ param: reason }`; an unknown parameter is named as such. */
 export function validationDetails(error: z.ZodError): Details {
   const details: Details = {};

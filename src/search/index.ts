@@ -6,6 +6,8 @@ import type { SearchContext } from './context.js';
 import { entityDetail } from './detail.js';
 import type { EntitySearch } from './entities/query.js';
 import { searchEntities } from './entities/search.js';
+import { matchEntities, type MatchOptions } from './match/index.js';
+import type { MatchQuery } from './match/shapes.js';
 import { filingsBetween, latestFilingDate } from './filings.js';
 import { leadFileRows, searchLeads, type LeadQuery } from './leads.js';
 import type { PageRequest } from './paging.js';
@@ -32,6 +34,8 @@ export function createSearch(
   return {
     entities: async (q: EntitySearch) => searchEntities(pool, await context(), q),
     entity: (documentNumber: string) => entityDetail(pool, documentNumber),
+    match: async (queries: readonly MatchQuery[], opts: MatchOptions) =>
+      matchEntities(pool, await context(), queries, opts),
     officers: async (q: PageRequest & { name?: string; title?: string }) => searchOfficers(pool, await context(), q),
     agents: async (q: PageRequest & { name?: string }) => searchAgents(pool, await context(), q),
     addresses: async (q: PageRequest & { query: string }) => searchAddresses(pool, await context(), q),
@@ -63,4 +67,6 @@ export {
   OfficerHit,
 } from './shapes.js';
 export { STATUS_VALUES } from './status.js';
+export { ALGORITHM_NAMES, DEFAULT_ALGORITHM } from './match/index.js';
+export { MatchAnswer, type MatchQuery } from './match/shapes.js';
 export { FACET_VALUES } from './thresholds.js';

@@ -4,6 +4,7 @@
 // word order).
 import type pg from 'pg';
 import type { Dictionary } from '../text/dictionaries.js';
+import { correctLegalTypos } from '../text/legal-typos.js';
 import { nameKey, personKey, sortedWords } from '../text/normalize.js';
 import { namesKey } from './cache-keys.js';
 import type { SearchContext } from './context.js';
@@ -234,14 +235,22 @@ export async function searchAgents(
   ctx: SearchContext,
   q: PageRequest & { name?: string },
 ): Promise<Page<AgentHit>> {
-  const words = q.name !== undefined ? agentWords(q.name) : [];
-  const { refs, total } = await searchNames(
-    pool,
-    ctx,
-    AGENTS,
-    { limit: q.limit, offset: q.offset, ...(q.name !== undefined ? { words, norm: nameKey(q.name).norm } : {}) },
-    AGENTS.tiebreak,
-  );
+  const page = (name: string | undefined): Promise<{ refs: number[]; total: number }> =>
+    searchNames(
+      pool,
+      ctx,
+      AGENTS,
+      {
+        limit: q.limit,
+        offset: q.offset,
+        ...(name !== undefined ? { words: agentWords(name), norm: nameKey(name).norm } : {}),
+      },
+      AGENTS.tiebreak,
+    );
+  let { refs, total } = await page(q.name);
+  // A mistyped legal-form word (COTPORATION SERVICE COMPANY) is a word no agent holds: read it as the legal form.
+  const corrected = total === 0 && q.name !== undefined ? correctLegalTypos(q.name) : null;
+  if (corrected !== null) ({ refs, total } = await page(corrected));
   if (refs.length === 0) return { hits: [], total };
   const { rows } = await pool.query<AgentHit>(
     `SELECT a.name AS agent_name, a.entity_count AS linked_entity_count, coalesce(a.city, '') AS city,

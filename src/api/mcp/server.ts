@@ -32,7 +32,7 @@ function instructions(toolNames: readonly string[]): string {
       'refreshed every early morning UTC.',
     `Tools: ${toolNames.join(', ')}; each description says what it finds and which plan it needs.`,
     'Each tool call costs 1 credit from the same monthly pool as the REST API, also when the entity asked for does ' +
-      'not exist; initialize, tools/list and ping are free.',
+      'not exist (match_entities: 1 credit per query); initialize, tools/list and ping are free.',
     'Data-use restriction: the data is public-record data, not a consumer report. Do not use it for credit, ' +
       'employment, insurance, housing, tenant screening or any other purpose covered by consumer-reporting law.',
     'Officer addresses are never returned. ' +

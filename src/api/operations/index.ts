@@ -1,11 +1,12 @@
-// The table of operations: the eight registry operations (REST routes and MCP tools), the lead
-// feed's daily CSV file, the account usage route (REST only), monitoring: watches, their events (also an MCP
-// tool) and webhook endpoints (docs/webhooks.md), and the reconciliation credentials (docs/reconciliation.md).
+// The table of operations: the eight registry operations and batch matching (REST routes and MCP tools), the lead
+// feed's daily CSV file, the account usage route (REST only), monitoring: watches, their events (also an MCP tool)
+// and webhook endpoints (docs/webhooks.md), and the reconciliation credentials (docs/reconciliation.md).
 import type { Operation } from '../operation.js';
 import { accountUsage } from './account.js';
 import { getEntity, searchEntities } from './entities.js';
 import { listDailyFilings, listRecentFilings } from './filings.js';
 import { listNewBusinessLeads, newBusinessesDailyFile } from './leads.js';
+import { matchEntities } from './match.js';
 import { RECONCILE_CREDENTIAL_OPERATIONS } from './reconcile-credentials.js';
 import { WATCH_OPERATIONS } from './watches.js';
 import { WEBHOOK_OPERATIONS } from './webhooks.js';
@@ -14,6 +15,7 @@ import { searchAddresses, searchAgents, searchOfficers } from './people.js';
 export const OPERATIONS: readonly Operation[] = [
   searchEntities,
   getEntity,
+  matchEntities,
   searchOfficers,
   searchAgents,
   searchAddresses,

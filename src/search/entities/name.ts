@@ -2,6 +2,7 @@
 // names (one or two characters), or words, each with its expansions (docs/search.md, "What a query
 // means").
 import type pg from 'pg';
+import { correctLegalTypos } from '../../text/legal-typos.js';
 import { isWeakWord, nameKey } from '../../text/normalize.js';
 import { INITIAL_MAX_LENGTH, NO_TYPO_MAX_LENGTH, PREFIX_QUERY_MAX_LENGTH } from '../thresholds.js';
 import { oneEditAway } from '../words/edits.js';
@@ -31,13 +32,24 @@ const WORDS = 'e.name_words';
 /** A word one edit from a weak word (LLa: LLC, Ol: OF, LLCR: LLC), or itself one. */
 const nearWeakWord = (word: string): boolean => isWeakWord(word) || oneEditAway(word).some(isWeakWord);
 
-/** `expand` looks the words up (by default, one statement for this name alone). */
+/**
+ * `expand` looks the words up (by default, one statement for this name alone). A legal-form word mistyped
+ * (LIITED) and registered in no name is read as that legal form (src/text/legal-typos.ts).
+ */
 export async function analyzeName(
   pool: pg.Pool | pg.PoolClient,
   name: string | undefined,
   expand: Expand = (dictionary, words) => expandWords(pool, dictionary, words),
 ): Promise<NameMatch> {
   if (name === undefined) return { kind: 'none' };
+  const answer = await analyzeKey(pool, name, expand);
+  if (answer.kind !== 'words') return answer;
+  const registered = new Set(answer.terms.filter((t) => t.expansions.includes(t.word)).map((t) => t.word));
+  const corrected = correctLegalTypos(name, (w) => registered.has(w));
+  return corrected === null ? answer : analyzeKey(pool, corrected, expand);
+}
+
+async function analyzeKey(pool: pg.Pool | pg.PoolClient, name: string, expand: Expand): Promise<NameMatch> {
   const key = nameKey(name);
   if (key.core === '') return { kind: 'empty' };
   // One or two characters: the start of the name, not a fuzzy word.

@@ -1,8 +1,10 @@
 // Fuzzy matching by words. Each query word is expanded against the dictionary of distinct words of
-// its kind: itself, the words a typo or two away, and for the last word the words it begins. A row
+// its kind: itself, the words a typo or two away, in a name its short or long forms (MGMT, MANAGEMENT:
+// src/text/abbreviations.ts), and for the last word the words it begins. A row
 // matches when it holds an expansion of every query word. A frequent word (the importer's
 // FREQUENT_WORD) matches itself only: it was not mistyped, and its count is known exactly.
 import type pg from 'pg';
+import { otherForms } from '../../text/abbreviations.js';
 import { keysTable, type Dictionary } from '../../text/dictionaries.js';
 import type { Sql } from '../sql.js';
 import { adjacentSwaps, oneEditAway } from './edits.js';
@@ -59,6 +61,9 @@ export interface Term {
   readonly counted: string[];
   readonly uncountedRows: number;
 }
+
+/** The dictionaries of names, whose words also match their short or long forms (INTL: INTERNATIONAL). */
+const NAMED_WITH_FORMS: ReadonlySet<Dictionary> = new Set(['entity_words', 'agent_words']);
 
 /** The dictionaries whose words can have counts of their own (entity_words.counted). */
 const COUNTED_IN: ReadonlySet<Dictionary> = new Set(['entity_words']);
@@ -124,8 +129,8 @@ export async function expandWordLists(
     name: `expand_${dictionary}`,
     text: `SELECT q.i, coalesce(f.frequent, false) AS frequent, x.expansions, x.rows, x.top_word, x.top_rows, x.counted,
               x.uncounted_rows
-       FROM unnest($1::text[], $2::int[], $3::bool[], $4::text[], $5::text[])
-              WITH ORDINALITY AS q(w, d, prefix, swaps, near, i)
+       FROM unnest($1::text[], $2::int[], $3::bool[], $4::text[], $5::text[], $6::text[])
+              WITH ORDINALITY AS q(w, d, prefix, swaps, near, forms, i)
        LEFT JOIN registry.${dictionary} f ON f.word = q.w
        CROSS JOIN LATERAL (
          SELECT coalesce(array_agg(word ORDER BY word), '{}') AS expansions, coalesce(sum(n), 0)::bigint AS rows,
@@ -145,6 +150,9 @@ export async function expandWordLists(
            SELECT word, n, ${counted} FROM registry.${dictionary}
            WHERE q.near <> '' AND f.frequent IS NOT TRUE AND NOT frequent AND word = ANY(string_to_array(q.near, ' '))
            UNION
+           SELECT word, n, ${counted} FROM registry.${dictionary}
+           WHERE q.forms <> '' AND word = ANY(string_to_array(q.forms, ' '))
+           UNION
            (SELECT word, n, ${counted} FROM registry.${dictionary}
             WHERE q.prefix AND f.frequent IS NOT TRUE AND word > q.w AND word < q.w || '~'
             ORDER BY n DESC, word LIMIT ${PREFIX_EXPANSION_MAX_WORDS})
@@ -157,6 +165,7 @@ export async function expandWordLists(
       all.map((q) => q.last && q.w.length >= PREFIX_EXPANSION_MIN_LENGTH),
       all.map((q) => (q.d > 0 ? adjacentSwaps(q.w).join(' ') : '')),
       all.map((q) => (q.d > 0 && !carries(q.w) ? oneEditAway(q.w).join(' ') : '')),
+      all.map((q) => (NAMED_WITH_FORMS.has(dictionary) ? otherForms(q.w).join(' ') : '')),
     ],
   });
   const terms = rows.map((r, i): Term => ({
