@@ -21,7 +21,7 @@ import {
 import { notKept, type Delivery } from '../delivery.js';
 import type { ErrorLog } from '../error-log.js';
 import { ApiError, badRequest, internalError, queryTimedOut, type Details } from '../errors.js';
-import { perMinuteRefusal, refuseByGate, surfaceRefusal } from '../refusals.js';
+import { perMinuteRefusal, refuseBatchByGate, refuseByGate, surfaceRefusal } from '../refusals.js';
 import { reserved } from '../outcome.js';
 import type { Services } from '../services.js';
 
@@ -46,6 +46,8 @@ export interface CallSpec {
   readonly token: string;
   /** Credits the call costs when answered (0: free). */
   readonly credits: number;
+  /** A batch of queries, one credit each: a balance short of it refuses it whole, saying so. */
+  readonly batch?: boolean;
   /** Why its input cannot be read, by parameter; null when it can. */
   readonly invalid: Details | null;
   /** Its name in the error log. */
@@ -88,7 +90,9 @@ export async function reconcileCall(
     rate = await deps.limiter.hit(workspaceWindow(caller.workspaceId), caller.perMinute);
     if (!rate.allowed) throw perMinuteRefusal(rate);
     if (spec.invalid) throw badRequest(spec.invalid);
-    for (const g of gates) refuseByGate(g);
+    for (const g of gates)
+      if (spec.batch && gates.length > 1) refuseBatchByGate(g, gates.length);
+      else refuseByGate(g);
     const answer = await spec.handle(caller);
     req.call.credits = charges.length;
     const headers = { ...rateLimitHeaders(rate), ...CORS, ...('html' in answer ? answer.headers : {}) };

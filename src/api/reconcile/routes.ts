@@ -3,11 +3,14 @@
 // preview and property proposals. Each goes through reconcileCall; what it costs is decided here, before the call.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { CREDITS_PER_MATCH_QUERY } from '../../accounts/catalog.js';
 import { ApiError, type Details } from '../errors.js';
 import { validationDetails } from '../refusals.js';
 import { reconcileCall, type CallSpec, type ReconcileDeps, type Reply } from './call.js';
 import { distinctIds, extend, ExtendQuery, propose, ProposeQuery } from './extend.js';
 import { manifest, serviceUrl } from './manifest.js';
+import { detailsUnder, readBatch } from './batch.js';
+import { reconcile } from './queries.js';
 import { PREVIEW_HEADERS, previewPage, PreviewQuery } from './preview.js';
 import { suggestEntities, suggestFrom, SuggestQuery } from './suggest.js';
 import { ALL_PROPERTIES, TYPES } from './vocabulary.js';
@@ -46,9 +49,10 @@ function readJson<S extends z.ZodType>(name: string, raw: unknown, schema: S): R
   } catch {
     return { data: null, invalid: { [name]: 'is not valid JSON' } };
   }
-  const r = read(schema, json);
-  if (!r.invalid) return r;
-  return { data: null, invalid: Object.fromEntries(Object.entries(r.invalid).map(([k, v]) => [`${name}.${k}`, v])) };
+  const parsed = schema.safeParse(json);
+  return parsed.success
+    ? { data: parsed.data, invalid: null }
+    : { data: null, invalid: detailsUnder(name, parsed.error) };
 }
 
 const tokenOf = (req: FastifyRequest): string => (req.params as { token: string }).token;
@@ -75,7 +79,21 @@ export async function reconcileRoutes(app: FastifyInstance, deps: ReconcileDeps)
     const args: Args = { ...fromQuery, ...fromBody };
     const invalid: Details = {};
     for (const k of Object.keys(fromBody)) if (k in fromQuery) invalid[k] = 'is given in both the query and the body';
-    for (const k of Object.keys(args)) if (k !== 'extend') invalid[k] ??= 'unknown parameter';
+    for (const k of Object.keys(args)) if (k !== 'extend' && k !== 'queries') invalid[k] ??= 'unknown parameter';
+    if ('extend' in args && 'queries' in args) invalid.extend = 'is one call, queries another: send one of them';
+    if ('queries' in args) {
+      const r = typeof args.queries === 'string' ? readBatch(args.queries) : { invalid: { queries: 'must be JSON' } };
+      const errors = { ...invalid, ...('invalid' in r ? r.invalid : {}) };
+      const queries = 'queries' in r ? r.queries : [];
+      return call(req, reply, {
+        name: 'queries',
+        // One credit per query, as a row of POST /v1/entities/match (docs/reconciliation.md, "Costs").
+        credits: queries.length * CREDITS_PER_MATCH_QUERY,
+        batch: true,
+        invalid: Object.keys(errors).length > 0 ? errors : null,
+        handle: async () => json(await reconcile(deps.services, queries)),
+      });
+    }
     if ('extend' in args) {
       const r = readJson('extend', args.extend, ExtendQuery);
       const errors = { ...invalid, ...r.invalid };
