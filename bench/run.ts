@@ -4,7 +4,6 @@
 // child process), runs the realistic mix through HTTP with autocannon, runs the naive pg_trgm design
 // on the same database, and writes bench/results/<label>.json and .md. Prints figures; fails only
 // when relevance is below target (timings are noisy on shared machines).
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -12,11 +11,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import pg from 'pg';
+import type pg from 'pg';
 import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
 import { systemClock } from '../src/clock.js';
 import { projectRoot } from '../src/config/paths.js';
-import { startEmbedded } from '../src/db/embedded.js';
 import { prepareDatabase } from '../src/main/database.js';
 import { createPool } from '../src/db/pool.js';
 import { detailPaths, drawMix, type Query } from './mix.js';
@@ -33,6 +31,7 @@ import {
   type Slow,
   type Timed,
 } from './report.js';
+import { build, cli, database, generateArgs, log, work } from './setup.js';
 import { benchServer } from '../test/support/server-process.js';
 
 const { values: args } = parseArgs({
@@ -51,40 +50,8 @@ const perKind = Number(args.queries ?? (args.quick ? 40 : 200));
 const connections = Number(args.connections);
 const seed = Number(args.seed);
 const PEPPER = 'bench-pepper';
-const work = path.join(projectRoot, 'bench', 'work');
 /** Entity detail requests timed against the bare route. */
 const DETAIL_REQUESTS = 5000;
-const log = (line: string): void => void process.stderr.write(`${line}\n`);
-
-/** The bench database: DATABASE_URL's server or an embedded one under bench/work; one database per size. */
-async function database(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const name = `bench_${entities}`;
-  const server = process.env.DATABASE_URL ? null : await startEmbedded(work, { name: 'pg' });
-  const adminUrl = process.env.DATABASE_URL ?? server!.adminUrl;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  if (!(await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount)
-    await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), stop: async () => server?.stop() };
-}
-
-/** Runs the compiled CLI (what an operator runs), its log passed through; resolves with its stdout. */
-function cli(args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(projectRoot, 'dist', 'cli', 'main.js'), ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`registry ${args[0]} exited with ${code}`)),
-    );
-  });
-}
 
 type ImportFigures = {
   /** Files this run imported (0 when the database already held them all). */
@@ -105,25 +72,7 @@ async function load(url: string, pool: pg.Pool): Promise<ImportFigures> {
   const dir = path.join(work, `data-${entities}`);
   if (!existsSync(path.join(dir, 'cordata.zip'))) {
     log(`generating ${entities} entities in ${dir}`);
-    const g = JSON.parse(
-      await cli(
-        [
-          'generate',
-          '--entities',
-          String(entities),
-          '--out',
-          dir,
-          '--seed',
-          '42',
-          '--days',
-          '10',
-          '--end-date',
-          '2026-11-20',
-          '--json',
-        ],
-        {},
-      ),
-    );
+    const g = JSON.parse(await cli(generateArgs(entities, dir, 42), {}));
     log(`generated at ${g.records_per_second} entities/s`);
   }
   const summary = JSON.parse(await cli(['import', dir, '--json'], { DATABASE_URL: url })) as {
@@ -150,15 +99,6 @@ function spread<T>(queries: readonly T[], max: number): T[] {
   if (queries.length <= max) return [...queries];
   const step = queries.length / max;
   return Array.from({ length: max }, (_, i) => queries[Math.floor(i * step)]!);
-}
-
-async function build(): Promise<void> {
-  log('building the server');
-  await new Promise((resolve, reject) =>
-    spawn('npm', ['run', 'build', '--silent'], { cwd: projectRoot, stdio: 'inherit' }).on('exit', (c) =>
-      c === 0 ? resolve(null) : reject(new Error('build failed')),
-    ),
-  );
 }
 
 const startServer = (url: string) => benchServer(projectRoot, url, PEPPER, path.join(work, 'server'));
@@ -242,7 +182,7 @@ async function routeRps(pool?: pg.Pool): Promise<number> {
 async function main(): Promise<void> {
   await mkdir(work, { recursive: true });
   await build();
-  const db = await database();
+  const db = await database(`bench_${entities}`);
   const pool = createPool(db.url, 8);
   await prepareDatabase(pool);
   const loaded = await load(db.url, pool);

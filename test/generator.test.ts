@@ -5,11 +5,11 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import yauzl from 'yauzl';
 import { formationEntity, snapshotEntity } from '../src/sample/entity.js';
 import { generateDataset, type GenerateSummary } from '../src/sample/index.js';
 import type { DatasetContext, Entity } from '../src/sample/model.js';
 import { inactivationOf } from '../src/registry/codes.js';
+import { readZip, splitLines } from './support/zip.js';
 import {
   CORPORATE_RECORD_BYTES,
   ENTITY_TYPES,
@@ -34,42 +34,6 @@ after(async () => {
 
 async function generate(name: string, entities: number, seed: number, days = 3, workers = 0): Promise<GenerateSummary> {
   return generateDataset({ entities, seed, days, endDate: END_DATE, outDir: path.join(root, name), workers });
-}
-
-/** Every member of a zip, by name. */
-function readZip(file: string): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.open(file, { lazyEntries: true }, (err, zip) => {
-      if (err) return reject(err);
-      const members = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e) return reject(e);
-          const parts: Buffer[] = [];
-          stream.on('data', (c: Buffer) => parts.push(c));
-          stream.on('end', () => {
-            members.set(entry.fileName, Buffer.concat(parts));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(members));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
-
-/** Splits on LF, keeping each line's bytes without its terminator (CR LF or LF). */
-function splitLines(data: Buffer, crlf: boolean): Buffer[] {
-  const out: Buffer[] = [];
-  let start = 0;
-  for (let k = data.indexOf(0x0a); k >= 0; k = data.indexOf(0x0a, start)) {
-    out.push(data.subarray(start, crlf && data[k - 1] === 0x0d ? k - 1 : k));
-    start = k + 1;
-  }
-  assert.equal(start, data.length, 'the file ends with a line terminator');
-  return out;
 }
 
 const field = (rec: Buffer, f: Field): Buffer => rec.subarray(f.start, f.start + f.len);

@@ -1,10 +1,12 @@
 // A deterministic, streaming generator of the registry's bulk files: the quarterly snapshot (cordata.zip,
-// corevent.zip) and the daily files after it. The same options give byte-identical files.
+// corevent.zip) and the daily files after it, and match rows with their truth when asked. The same options give
+// byte-identical files.
 import { mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { planDays, writeDay, type DayPlan, type MalformedLine } from './daily.js';
 import { isoOf, lastWorkdays, localNoonOf, parseIsoDay, todayUtc } from './dates.js';
+import { writeMatchRows, type MatchRowsSummary } from './match-rows.js';
 import type { DatasetContext } from './model.js';
 import { writeSnapshot } from './snapshot.js';
 import { defaultWorkers } from './source.js';
@@ -20,6 +22,8 @@ export interface GenerateOptions {
   onProgress?: (done: number, total: number) => void;
   /** Worker threads generating the snapshot; 0 generates in this thread. Default: by size and cores. */
   workers?: number;
+  /** Match rows to write beside the files (docs/bulk-files.md, "Match rows"); none by default. */
+  matchRows?: number;
 }
 
 type FileKind = 'quarterly_corporate' | 'quarterly_events' | 'daily_corporate' | 'daily_events';
@@ -41,6 +45,7 @@ export interface GenerateSummary {
   files: GeneratedFile[];
   daily: { new_entities: number; changed_entities: number; events: number };
   malformed_lines: MalformedLine[];
+  match_rows: MatchRowsSummary | null;
   elapsed_ms: number;
   records_per_second: number;
 }
@@ -57,6 +62,9 @@ function validate(opts: GenerateOptions): void {
   if (!Number.isSafeInteger(opts.days) || opts.days < 0) throw new Error('days must be a non-negative integer');
   if (opts.workers !== undefined && !(Number.isSafeInteger(opts.workers) && opts.workers >= 0)) {
     throw new Error('workers must be a non-negative integer');
+  }
+  if (opts.matchRows !== undefined && !(Number.isSafeInteger(opts.matchRows) && opts.matchRows >= 0)) {
+    throw new Error('match rows must be a non-negative integer');
   }
 }
 
@@ -86,6 +94,7 @@ export async function generateDataset(opts: GenerateOptions): Promise<GenerateSu
   ];
   const daily = await writeDays(ctx, outDir, plans, files, (done) => opts.onProgress?.(opts.entities + done, total));
   for (const f of files) f.bytes = (await stat(join(outDir, f.name))).size;
+  const matchRows = opts.matchRows ? await writeMatchRows(ctx, plans, outDir, opts.matchRows) : null;
 
   const elapsed = performance.now() - started;
   return {
@@ -98,6 +107,7 @@ export async function generateDataset(opts: GenerateOptions): Promise<GenerateSu
     files,
     daily: daily.counts,
     malformed_lines: daily.malformed,
+    match_rows: matchRows,
     elapsed_ms: Math.round(elapsed),
     records_per_second: Math.round(total / (elapsed / 1000)),
   };

@@ -10,6 +10,7 @@ export const STREAM = {
   day: 4,
   otherEvent: 5,
   dayOrder: 6,
+  matchRow: 7,
 } as const;
 
 /** murmur3's 32-bit finalizer: spreads every input bit over the output. */

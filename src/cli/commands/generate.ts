@@ -10,7 +10,11 @@ interface GenerateFlags extends OutputOptions {
   days: number;
   endDate?: string;
   workers?: number;
+  matchRows: number;
 }
+
+/** Match rows by default: enough for a benchmark's figures per kind (docs/benchmarks.md, "Batch matching"). */
+const DEFAULT_MATCH_ROWS = 10_000;
 
 function integer(value: string): number {
   const n = Number(value.replaceAll('_', ''));
@@ -32,6 +36,15 @@ function human(s: GenerateSummary): string {
     ...rows,
     `daily: ${s.daily.new_entities} new entities, ${s.daily.changed_entities} changed, ${s.daily.events} events`,
     ...bad,
+    ...(s.match_rows
+      ? [
+          `${s.match_rows.file}: ${s.match_rows.rows} match rows (` +
+            Object.entries(s.match_rows.kinds)
+              .map(([kind, n]) => `${kind} ${n}`)
+              .join(', ') +
+            ')',
+        ]
+      : []),
     `${(s.elapsed_ms / 1000).toFixed(1)} s, ${s.records_per_second} records/s`,
   ].join('\n');
 }
@@ -46,6 +59,7 @@ export function registerGenerate(program: Command): void {
     .option('--days <d>', 'workdays of daily files', integer, 10)
     .option('--end-date <YYYY-MM-DD>', 'date of the last daily file (default today, UTC)')
     .option('--workers <w>', 'worker threads generating the snapshot, 0 for none (default: by size and cores)', integer)
+    .option('--match-rows <k>', 'match rows with their truth, 0 for none', integer, DEFAULT_MATCH_ROWS)
     .option('--json', 'print the summary as JSON')
     .action(async (flags: GenerateFlags) => {
       const bar = terminalBar();
@@ -57,6 +71,7 @@ export function registerGenerate(program: Command): void {
         days: flags.days,
         endDate: flags.endDate,
         workers: flags.workers,
+        matchRows: flags.matchRows,
         onProgress: (done, total) => bar.update(done, total),
       }).finally(() => bar.stop());
       printResult(summary, flags, human);

@@ -5,7 +5,7 @@ import type { Graded } from './features.js';
 import type { MatchFeature } from './shapes.js';
 
 export interface MatchAlgorithm {
-  /** Each feature's weight; a feature graded absent counts neither in the score nor in its whole. */
+  /** Each feature's weight; a feature the query does not have counts neither in the score nor in its whole. */
   readonly weights: Readonly<Record<MatchFeature, number>>;
   /** A match scores at least this ... */
   readonly score: number;
@@ -28,13 +28,13 @@ export const ALGORITHM_NAMES = Object.keys(ALGORITHMS) as AlgorithmName[];
 /** The newest version, used when a call names none. */
 export const DEFAULT_ALGORITHM: AlgorithmName = 'match-v1';
 
-/** The score (the graded features' weighted mean) and each feature's share of it. */
+/** The score (the weighted mean of the features counted) and each feature's share of it. */
 export function scoreOf(
   algorithm: MatchAlgorithm,
   graded: Record<MatchFeature, Graded>,
 ): { score: number; shares: Record<MatchFeature, number> } {
   const features = Object.keys(graded) as MatchFeature[];
-  const whole = features.reduce((n, f) => n + (graded[f].grade === 'absent' ? 0 : algorithm.weights[f]), 0);
+  const whole = features.reduce((n, f) => n + (graded[f].counted ? algorithm.weights[f] : 0), 0);
   const shares = Object.fromEntries(
     features.map((f) => [f, whole === 0 ? 0 : round((algorithm.weights[f] * graded[f].value) / whole)]),
   ) as Record<MatchFeature, number>;

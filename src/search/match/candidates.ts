@@ -1,9 +1,11 @@
-// The entities a query may name: the name's search (as /v1/entities/search ranks it), again within the
-// query's city when it has one (a common name's right entity can rank below the first page elsewhere), and
-// the entity of a document number the query gives. Then each candidate as the features read it.
+// The entities a query may name: the name's search (as /v1/entities/search ranks it); again within the
+// query's city when it has one and the first page holds none there (a common name's right entity can rank
+// below the first page elsewhere); and the entity of a document number the query gives. Then each
+// candidate as the features read it.
 import type pg from 'pg';
 import type { SearchContext } from '../context.js';
 import { searchEntities } from '../entities/search.js';
+import { normalizeText } from '../../text/normalize.js';
 import { statusLabelSql } from '../status.js';
 import type { MatchQuery } from './shapes.js';
 
@@ -33,13 +35,15 @@ export interface CandidateRecord {
 /** The document numbers a query's candidates are, best found first, without repeats. */
 export async function candidateNumbers(pool: pg.Pool, ctx: SearchContext, q: MatchQuery): Promise<string[]> {
   const type = q.entity_type ? { entity_type: [q.entity_type] } : {};
-  const searches = [searchEntities(pool, ctx, { name: q.name, ...type, limit: NAME_CANDIDATES, offset: 0 })];
-  if (q.city)
-    searches.push(
-      searchEntities(pool, ctx, { name: q.name, principal_city: q.city, ...type, limit: CITY_CANDIDATES, offset: 0 }),
-    );
-  const pages = await Promise.all(searches);
-  const numbers = pages.flatMap((p) => p.hits.map((h) => h.document_number));
+  const named = await searchEntities(pool, ctx, { name: q.name, ...type, limit: NAME_CANDIDATES, offset: 0 });
+  const hits = [...named.hits];
+  // Within the city only when the name has more matches than its page holds and none of these is there.
+  const city = q.city ? normalizeText(q.city) : '';
+  if (city && named.total > named.hits.length && !hits.some((h) => normalizeText(h.principal_city) === city)) {
+    const within = { name: q.name, principal_city: q.city, ...type, limit: CITY_CANDIDATES, offset: 0 };
+    hits.push(...(await searchEntities(pool, ctx, within)).hits);
+  }
+  const numbers = hits.map((h) => h.document_number);
   if (q.document_number) numbers.unshift(q.document_number.toUpperCase());
   return [...new Set(numbers)];
 }

@@ -1,7 +1,7 @@
-// How alike a query's name and an entity's name are, from 0 to 1 (docs/matching.md, "Name"): both as
-// normalized words without their weak words (legal forms, THE, AND, OF), each word in its canonical form
-// (MGMT is MANAGEMENT), paired word with word, a typo or an abbreviation costing part of a word.
-import { canonicalWord } from '../../text/abbreviations.js';
+// How alike a query's name and an entity's name are, from 0 to 1 (docs/matching.md, "Features"): both as
+// normalized words without their weak words (legal forms, THE, AND, OF), a word the same as its short or long
+// forms (MGMT is MANAGEMENT), paired word with word, a typo or an unknown shortening costing part of a word.
+import { otherForms } from '../../text/abbreviations.js';
 import { editDistance } from '../../text/edit-distance.js';
 import { isWeakWord, legalForm, nameKey } from '../../text/normalize.js';
 
@@ -15,11 +15,11 @@ const PREFIX_WORD = 0.8;
 const PREFIX_MIN_LENGTH = 3;
 /** Typos per word length: one up to this length, two beyond (as the search allows). */
 const ONE_TYPO_MAX_LENGTH = 7;
-/** The shortest word a typo is forgiven in: shorter ones differ by any letter (ACE, ICE). */
-const TYPO_MIN_LENGTH = 4;
+/** The shortest word a typo is forgiven in (KES for KEYS): two letters differ from most words by one. */
+const TYPO_MIN_LENGTH = 3;
 
 export interface NameParts {
-  /** Canonical words without weak words, in order. */
+  /** Words without weak words, in order. */
   readonly words: string[];
   /** The legal form it ends with (LLC), if any. */
   readonly legalForm: string | null;
@@ -28,12 +28,27 @@ export interface NameParts {
 export function nameParts(name: string): NameParts {
   const key = nameKey(name);
   const words = key.norm.split(' ').filter((w) => w !== '' && !isWeakWord(w));
-  return { words: (words.length > 0 ? words : key.core.split(' ')).map(canonicalWord), legalForm: legalForm(key.norm) };
+  return { words: words.length > 0 ? words : key.core.split(' '), legalForm: legalForm(key.norm) };
+}
+
+/** The same word, or one of its short or long forms (MGMT, MANAGEMENT). */
+const sameWord = (a: string, b: string): boolean => a === b || otherForms(a).includes(b);
+
+/** Each of `a` paired with a word of `b` it is the same as, each used once (both of one length). */
+function sameWords(a: readonly string[], b: readonly string[]): boolean {
+  const left = [...b];
+  return (
+    a.length === b.length &&
+    a.every((w) => {
+      const at = left.findIndex((v) => sameWord(w, v));
+      return at >= 0 && left.splice(at, 1).length === 1;
+    })
+  );
 }
 
 /** How alike two words are: 1 the same, less for a typo or a shortening, 0 otherwise. */
 function wordSimilarity(a: string, b: string): number {
-  if (a === b) return 1;
+  if (sameWord(a, b)) return 1;
   const shorter = a.length <= b.length ? a : b;
   const longer = shorter === a ? b : a;
   if (shorter.length >= PREFIX_MIN_LENGTH && longer.startsWith(shorter)) return PREFIX_WORD;
@@ -52,8 +67,8 @@ export function nameSimilarity(q: NameParts, e: NameParts): number {
   const a = q.words;
   const b = e.words;
   if (a.length === 0 || b.length === 0) return 0;
-  if (a.join(' ') === b.join(' ')) return 1;
-  if (a.length === b.length && [...a].sort().join(' ') === [...b].sort().join(' ')) return REORDERED;
+  if (a.length === b.length && a.every((w, i) => sameWord(w, b[i]!))) return 1;
+  if (sameWords(a, b)) return REORDERED;
   const used = new Set<number>();
   let sum = 0;
   for (const w of a) {

@@ -1,0 +1,64 @@
+// What the benches share before they measure: the server built, a database of their own, and the compiled CLI
+// run as an operator runs it (docs/benchmarks.md, "Method").
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import pg from 'pg';
+import { projectRoot } from '../src/config/paths.js';
+import { startEmbedded } from '../src/db/embedded.js';
+
+export const work = path.join(projectRoot, 'bench', 'work');
+export const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+/** A bench database `name`: on DATABASE_URL's server or on an embedded one under bench/work. */
+export async function database(name: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const server = process.env.DATABASE_URL ? null : await startEmbedded(work, { name: 'pg' });
+  const adminUrl = process.env.DATABASE_URL ?? server!.adminUrl;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  if (!(await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount)
+    await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), stop: async () => server?.stop() };
+}
+
+/** Runs the compiled CLI (what an operator runs), its log passed through; resolves with its stdout. */
+export function cli(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(projectRoot, 'dist', 'cli', 'main.js'), ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`registry ${args[0]} exited with ${code}`)),
+    );
+  });
+}
+
+export async function build(): Promise<void> {
+  log('building the server');
+  await new Promise((resolve, reject) =>
+    spawn('npm', ['run', 'build', '--silent'], { cwd: projectRoot, stdio: 'inherit' }).on('exit', (c) =>
+      c === 0 ? resolve(null) : reject(new Error('build failed')),
+    ),
+  );
+}
+
+/** The arguments every bench generates its N entities with (a fixed end date, so the same files every time). */
+export const generateArgs = (entities: number, dir: string, seed: number): string[] => [
+  'generate',
+  '--entities',
+  String(entities),
+  '--out',
+  dir,
+  '--seed',
+  String(seed),
+  '--days',
+  '10',
+  '--end-date',
+  '2026-11-20',
+  '--json',
+];
