@@ -20,6 +20,8 @@ type AuditAction =
   | 'key.rename'
   | 'key.roll'
   | 'key.revoke'
+  | 'reconcile.create'
+  | 'reconcile.revoke'
   | 'member.invite'
   | 'member.invitation_revoke'
   | 'member.accept'

@@ -17,8 +17,9 @@ export async function ownedWorkspaces(pool: pg.Pool, userId: string): Promise<Ar
 }
 
 /**
- * Deletes a workspace whose plan was cancelled first (billing/plans.ts, cancelPlan): its keys revoked, its members,
- * invitations, monitoring and sessions' choice of it removed, the workspace suspended and marked deleted.
+ * Deletes a workspace whose plan was cancelled first (billing/plans.ts, cancelPlan): its keys and reconciliation
+ * credentials revoked, its members, invitations, monitoring and sessions' choice of it removed, the workspace
+ * suspended and marked deleted.
  */
 export async function deleteWorkspace(pool: pg.Pool, workspaceId: string, now: Date, actor: Actor): Promise<void> {
   await inTransaction(pool, async (c) => {
@@ -34,10 +35,11 @@ export async function deleteWorkspace(pool: pg.Pool, workspaceId: string, now: D
       workspaceId,
       now,
     ]);
-    await c.query('UPDATE api_keys SET revoked_at = $2 WHERE workspace_id = $1 AND revoked_at IS NULL', [
-      workspaceId,
-      now,
-    ]);
+    for (const table of ['api_keys', 'reconcile_credentials'])
+      await c.query(`UPDATE ${table} SET revoked_at = $2 WHERE workspace_id = $1 AND revoked_at IS NULL`, [
+        workspaceId,
+        now,
+      ]);
     for (const table of ['webhook_endpoints', 'watched_entities', 'saved_searches', 'invitations', 'workspace_members'])
       await c.query(`DELETE FROM ${table} WHERE workspace_id = $1`, [workspaceId]);
     await c.query('UPDATE web_sessions SET workspace_id = NULL WHERE workspace_id = $1', [workspaceId]);

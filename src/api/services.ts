@@ -13,14 +13,29 @@ export interface Services {
   usage(caller: Caller): Promise<AccountUsage>;
   /** Monitoring's store is on the primary (its writes and the events of the imports). */
   readonly monitoring: { readonly pool: pg.Pool; readonly allowPrivate: boolean };
+  /**
+   * Reconciliation credentials are written on the primary, hashed under the keys' pepper; `baseUrl` is where
+   * clients reach the service (PUBLIC_BASE_URL), for the service URL a new credential is shown with.
+   */
+  readonly credentials: {
+    readonly pool: pg.Pool;
+    readonly pepper: string;
+    readonly clock: Clock;
+    readonly baseUrl: string;
+  };
 }
 
-export function createServices(db: Database, clock: Clock, allowPrivateWebhooks = false): Services {
+export function createServices(
+  db: Database,
+  clock: Clock,
+  opts: { pepper: string; baseUrl: string; allowPrivateWebhooks?: boolean },
+): Services {
   const dataset = new DatasetInfo(db.pool, clock);
   return {
     search: createSearch(db.readPool, async () => (await dataset.state()).version),
     dataset,
     usage: (caller) => accountUsage(db.pool, caller, clock.now()),
-    monitoring: { pool: db.pool, allowPrivate: allowPrivateWebhooks },
+    monitoring: { pool: db.pool, allowPrivate: opts.allowPrivateWebhooks ?? false },
+    credentials: { pool: db.pool, pepper: opts.pepper, clock, baseUrl: opts.baseUrl },
   };
 }

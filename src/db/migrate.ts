@@ -4,10 +4,10 @@
 // final form; every file after it (006 monitoring, 007 an index of deliveries, 008 settlement before the answer
 // and idempotency keys, 009 the leases of the delivery loop, 010 a rotated webhook secret's overlap, 011 events
 // numbered per workspace, 012 billing documents and the spending cap, 013 rolled keys, usage per key and the audit log,
-// 014 the plan chosen before sign-up, 015 two-factor login, 016 address changes, 017 deletion) is an upgrade
-// step, numbered after the last, that takes a database made by the files before it to the new schema in place
-// (ALTER what exists, fill what a new column or table needs from the rows there), so every database that ran the
-// files before gets it at its next start; a full load then builds registry tables from
+// 014 the plan chosen before sign-up, 015 two-factor login, 016 address changes, 017 deletion, 018 reconciliation
+// credentials) is an upgrade step, numbered after the last, that takes a database made by the files before it to
+// the new schema in place (ALTER what exists, fill what a new column or table needs from the rows there), so every
+// database that ran the files before gets it at its next start; a full load then builds registry tables from
 // their live definitions (src/registry/import/snapshot.ts). An applied file is never edited: a database
 // that recorded it would not see the edit. A database recording a file that is not here was made by a
 // schema this code cannot upgrade, and is refused before anything is changed.

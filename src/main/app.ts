@@ -5,6 +5,7 @@ import path from 'node:path';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Gate } from '../accounts/gate.js';
 import { IdempotencyKeys } from '../accounts/idempotency.js';
+import { redactReconcileTokens } from '../accounts/reconcile-credentials.js';
 import { RequestLog } from '../accounts/request-log.js';
 import { Settlement } from '../accounts/settlement.js';
 import { paymentProvider } from '../billing/payments.js';
@@ -35,6 +36,7 @@ import { openApiDocument } from '../api/openapi.js';
 import { OPERATIONS } from '../api/operations/index.js';
 import { KEYLESS_OPERATIONS } from '../api/operations/keyless.js';
 import { Pipeline } from '../api/pipeline.js';
+import { reconcileRoutes } from '../api/reconcile/routes.js';
 import { registerOpenApi, registerRest } from '../api/rest.js';
 import {
   clientErrorHandler,
@@ -63,6 +65,8 @@ export interface AppDeps {
   readonly notify?: (line: string) => void;
   /** Serves the web app (default true; `npm run bench:web` measures the API without it, side by side). */
   readonly webApp?: boolean;
+  /** Where the server's log lines go (default standard output; tests read them). */
+  readonly logStream?: { write(line: string): void };
 }
 
 export interface App {
@@ -81,11 +85,21 @@ export interface App {
  */
 const API_PATH = /^\/(v1|api\/v1|mcp)(\/|$|\?)/;
 
+/** A log destination that blanks every reconciliation credential a line holds before writing it. */
+const redactingStream = (out: { write(line: string): void }) => ({
+  write: (line: string): void => void out.write(redactReconcileTokens(line)),
+});
+
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, db } = deps;
   const clock = deps.clock ?? systemClock;
   const http = Fastify({
-    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
+    logger: {
+      level: config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers["x-api-key"]'],
+      // Reconciliation credentials travel in the path: no line leaves with one (docs/reconciliation.md).
+      stream: redactingStream(deps.logStream ?? process.stdout),
+    },
     trustProxy: config.trustProxy,
     // Requests are recorded in request_logs; pino is kept for what goes wrong.
     logController: new LogController({ disableRequestLogging: true }),
@@ -101,7 +115,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   // Before any route: the plugin hooks each route as it is declared.
   await registerCompression(http);
-  const services = createServices(db, clock, config.webhooks.allowPrivate);
+  const services = createServices(db, clock, {
+    pepper: deps.pepper,
+    baseUrl: config.billing.publicBaseUrl,
+    allowPrivateWebhooks: config.webhooks.allowPrivate,
+  });
   const errors = new ErrorLog(http.log, clock);
   for (const pool of new Set([db.pool, db.readPool])) pool.on('connect', () => errors.connected());
   const gate = new Gate(db.pool, deps.pepper, clock);
@@ -196,6 +214,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   if (payments instanceof StripePayments)
     await http.register(stripeWebhook, { pool: db.pool, stripe: payments, clock });
+  await http.register(reconcileRoutes, {
+    pool: db.pool,
+    pepper: deps.pepper,
+    gate,
+    limiter,
+    clock,
+    settlement,
+    delivery,
+    errors,
+    services,
+    baseUrl: config.billing.publicBaseUrl,
+  });
   registerOpenApi(http, openapi, limiter);
   registerMcp(http, { pipeline, delivery, operations: OPERATIONS, allowedOrigins: config.mcpAllowedOrigins });
   if (webDeps) await http.register(webApp, webDeps);

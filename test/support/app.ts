@@ -34,6 +34,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** The payment provider (default: the configuration's). */
   payments?: (config: Config) => PaymentProvider;
+  /** Where the server's log lines go (with `env.LOG_LEVEL` to have some). */
+  logStream?: { write(line: string): void };
 }
 
 export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -56,6 +58,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
     clock,
     ...(makeLimiter ? { limiter: (ctx: LimiterContext) => makeLimiter(clock, ctx) } : {}),
     ...(opts.payments ? { payments: opts.payments(config) } : {}),
+    ...(opts.logStream ? { logStream: opts.logStream } : {}),
   });
   return {
     app,

@@ -21,7 +21,7 @@ export class Contract {
   }
 
   /** Asserts `res` (to `method` `url` under /v1 or /api/v1) is documented and matches its schema. */
-  check(url: string, res: LightMyRequestResponse, method: 'get' | 'post' = 'get'): void {
+  check(url: string, res: LightMyRequestResponse, method: 'get' | 'post' | 'delete' = 'get'): void {
     const path = url.split('?')[0]!.replace(/^\/(api\/)?v1/, '');
     const template = this.templates.find((t) => t.re.test(path));
     assert.ok(template, `undocumented path ${path}`);

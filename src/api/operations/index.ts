@@ -1,12 +1,13 @@
 // The table of operations: the eight registry operations and batch matching (REST routes and MCP tools), the lead
-// feed's daily CSV file, the account usage route (REST only), and monitoring: watches, their events (also
-// an MCP tool) and webhook endpoints (docs/webhooks.md).
+// feed's daily CSV file, the account usage route (REST only), monitoring: watches, their events (also an MCP tool)
+// and webhook endpoints (docs/webhooks.md), and the reconciliation credentials (docs/reconciliation.md).
 import type { Operation } from '../operation.js';
 import { accountUsage } from './account.js';
 import { getEntity, searchEntities } from './entities.js';
 import { listDailyFilings, listRecentFilings } from './filings.js';
 import { listNewBusinessLeads, newBusinessesDailyFile } from './leads.js';
 import { matchEntities } from './match.js';
+import { RECONCILE_CREDENTIAL_OPERATIONS } from './reconcile-credentials.js';
 import { WATCH_OPERATIONS } from './watches.js';
 import { WEBHOOK_OPERATIONS } from './webhooks.js';
 import { searchAddresses, searchAgents, searchOfficers } from './people.js';
@@ -25,4 +26,5 @@ export const OPERATIONS: readonly Operation[] = [
   accountUsage,
   ...WATCH_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
+  ...RECONCILE_CREDENTIAL_OPERATIONS,
 ] as unknown as readonly Operation[];

@@ -8,6 +8,7 @@ import { registerJobs } from './jobs.js';
 import { registerMcp } from './mcp.js';
 import { registerMonitoring } from './monitoring.js';
 import { registerPrewarm } from './prewarm.js';
+import { registerReconcile } from './reconcile.js';
 import { registerRefresh } from './refresh.js';
 import { registerServe } from './serve.js';
 import { registerStatus } from './status.js';
@@ -22,6 +23,7 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   registerStatus,
   registerRefresh,
   registerAccounts,
+  registerReconcile,
   registerBilling,
   registerMonitoring,
   registerJobs,

@@ -15,6 +15,8 @@ const ACTIONS: Record<AuditEntry['action'], string> = {
   'key.rename': 'renamed a key',
   'key.roll': 'rolled a key',
   'key.revoke': 'revoked a key',
+  'reconcile.create': 'created a reconciliation credential',
+  'reconcile.revoke': 'revoked a reconciliation credential',
   'member.invite': 'invited',
   'member.invitation_revoke': 'revoked the invitation of',
   'member.accept': 'accepted an invitation',

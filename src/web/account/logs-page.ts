@@ -117,9 +117,11 @@ export function logsBody(v: LogsView): Html {
 export function logEntryBody(r: LogEntryDetail): Html {
   const by = r.user_email
     ? html`${r.user_email} (a member, in the playground)`
-    : r.key_id
-      ? html`${r.key_name ?? '(made by the command line)'} <span class="mono">${r.key_hint ?? r.key_id}</span>`
-      : '—';
+    : r.key_id?.startsWith('rcn_')
+      ? html`a reconciliation credential <span class="mono">${r.key_id}</span>`
+      : r.key_id
+        ? html`${r.key_name ?? '(made by the command line)'} <span class="mono">${r.key_hint ?? r.key_id}</span>`
+        : '—';
   const item = (term: string, value: Html | string | number) =>
     html`<dt>${term}</dt>
       <dd>${value}</dd>`;
