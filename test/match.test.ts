@@ -172,7 +172,7 @@ describe('POST /v1/entities/match', () => {
     assert.equal(typo!.match!.features.legal_form!.grade, 'absent');
   });
 
-  it('reads an officer without the initial or suffix one side lacks; an entity without officers counts half', async () => {
+  it('reads an officer without an initial or suffix one side lacks; no officers counts half', async () => {
     const [r] = await match([{ name: 'Heron Fdn LLC', officer: 'Linda Hudson' }]);
     assert.equal(r!.match?.document_number, 'L24000000010');
     assert.equal(r!.match!.features.officer!.grade, 'exact');
