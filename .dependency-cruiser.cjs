@@ -3,7 +3,19 @@
 // api -> web, with accounts, billing and monitoring beside it; src/main wires them; src/cli runs it.
 const BASE = ['config', 'clock', 'metrics', 'workers'];
 /** Every room below the API and the web app. */
-const DOMAIN = ['db', 'jobs', 'ratelimit', 'text', 'registry', 'search', 'sample', 'accounts', 'billing', 'monitoring'];
+const DOMAIN = [
+  'db',
+  'jobs',
+  'ratelimit',
+  'text',
+  'registry',
+  'search',
+  'sample',
+  'accounts',
+  'billing',
+  'monitoring',
+  'matching',
+];
 /** Each room and the rooms it may import (besides itself and BASE). */
 const MAY_IMPORT = {
   db: [],
@@ -16,8 +28,10 @@ const MAY_IMPORT = {
   billing: ['db', 'jobs', 'accounts'],
   monitoring: ['db', 'jobs', 'text', 'registry', 'search', 'accounts'],
   sample: ['db', 'text', 'registry'],
-  api: ['db', 'jobs', 'ratelimit', 'text', 'registry', 'search', 'accounts', 'billing', 'monitoring'],
-  web: ['db', 'ratelimit', 'text', 'registry', 'accounts', 'billing', 'monitoring', 'api'],
+  // Match jobs: the search's matcher, charged through the accounts' gate, their end an event of monitoring's.
+  matching: ['db', 'search', 'accounts', 'monitoring'],
+  api: ['db', 'jobs', 'ratelimit', 'text', 'registry', 'search', 'accounts', 'billing', 'monitoring', 'matching'],
+  web: ['db', 'ratelimit', 'text', 'registry', 'accounts', 'billing', 'monitoring', 'matching', 'api'],
   // The composition root wires every room; the command line runs it.
   main: [...DOMAIN, 'api', 'web'],
   cli: [...DOMAIN, 'api', 'web', 'main'],

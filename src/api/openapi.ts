@@ -77,13 +77,17 @@ function errorResponse(status: number): Json {
   };
 }
 
-function operationObject(op: Operation, components: Json): Json {
-  const params = schemaOf(op.params, 'input', components);
+/** The query and path parameters of `schema`, but those in `inBody`. */
+function parametersOf(
+  schema: z.ZodType,
+  inPath: ReadonlySet<string>,
+  components: Json,
+  bodyOf: (names: string[]) => string[] = () => [],
+): { parameters: Json[]; properties: Record<string, Json>; required: Set<string>; inBody: string[] } {
+  const params = schemaOf(schema, 'input', components);
   const properties = (params.properties ?? {}) as Record<string, Json>;
   const required = new Set((params.required ?? []) as string[]);
-  const inPath = new Set(pathParams(op));
-  // A post's parameters other than the path's are its JSON body.
-  const inBody = op.method === 'post' ? Object.keys(properties).filter((n) => !inPath.has(n)) : [];
+  const inBody = bodyOf(Object.keys(properties).filter((n) => !inPath.has(n)));
   const parameters: Json[] = Object.entries(properties)
     .filter(([name]) => !inBody.includes(name))
     .map(([name, schema]) => {
@@ -99,6 +103,17 @@ function operationObject(op: Operation, components: Json): Json {
       if ((p.schema as Json).type === 'array') Object.assign(p, { style: 'form', explode: true });
       return p;
     });
+  return { parameters, properties, required, inBody };
+}
+
+function operationObject(op: Operation, components: Json): Json {
+  // A post's parameters other than the path's are its JSON body.
+  const { parameters, properties, required, inBody } = parametersOf(
+    op.params,
+    new Set(pathParams(op)),
+    components,
+    (names) => (op.method === 'post' ? names : []),
+  );
   if (op.metered && !op.keyless) parameters.push({ $ref: '#/components/parameters/Idempotency-Key' });
   if (op.kind === 'list' && !op.keyless) {
     parameters.push({
@@ -183,15 +198,24 @@ const BILLING_TAG = 'Billing';
 export interface DocumentedRoute {
   readonly method: 'get' | 'post';
   readonly path: string;
-  /** The server URLs it is served under (instead of the document's). */
+  /** The server URLs it is served under, instead of the document's (none: the document's). */
   readonly servers: readonly string[];
   readonly operationId: string;
   readonly summary: string;
   readonly description: string;
   /** Its JSON request body. */
   readonly body?: z.ZodType;
-  /** Its 200 body. */
+  /** A file as its body instead: the media types it takes. */
+  readonly fileBody?: readonly string[];
+  /** Its query and path parameters. */
+  readonly params?: z.ZodType;
+  /** Its success body (`okStatus`, default 200). */
   readonly response: z.ZodType;
+  readonly okStatus?: number;
+  /** A file as its answer instead: the media types it sends. */
+  readonly fileResponse?: readonly string[];
+  /** The group it is listed under (default Billing). */
+  readonly tag?: string;
   /** Error statuses besides 400, 401, 429 and 500. */
   readonly errors: readonly number[];
 }
@@ -199,22 +223,30 @@ export interface DocumentedRoute {
 function routeOperation(route: DocumentedRoute, components: Json): Json {
   const name = `${route.operationId[0]!.toUpperCase()}${route.operationId.slice(1)}`;
   components[`${name}Response`] = schemaOf(route.response, 'output', components);
+  const file = (types: readonly string[]): Json =>
+    Object.fromEntries(types.map((t) => [t, { schema: { type: 'string', description: 'The file.' } }]));
   const responses: Json = {
-    200: {
+    [route.okStatus ?? 200]: {
       description: 'OK',
       headers: Object.fromEntries(RATE_HEADERS.map((h) => [h, { $ref: `#/components/headers/${h}` }])),
-      content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Response` } } },
+      content: route.fileResponse
+        ? file(route.fileResponse)
+        : { 'application/json': { schema: { $ref: `#/components/schemas/${name}Response` } } },
     },
   };
   for (const s of [...new Set([400, 401, ...route.errors, 429, 500])].sort()) responses[s] = errorResponse(s);
   const object: Json = {
     operationId: route.operationId,
-    tags: [BILLING_TAG],
+    tags: [route.tag ?? BILLING_TAG],
     summary: route.summary,
     description: route.description,
-    parameters: [],
+    parameters: route.params
+      ? parametersOf(route.params, new Set([...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)), components)
+          .parameters
+      : [],
     responses,
   };
+  if (route.fileBody) object.requestBody = { required: true, content: file(route.fileBody) };
   if (route.body) {
     components[`${name}Request`] = schemaOf(route.body, 'input', components);
     object.requestBody = {
@@ -232,7 +264,8 @@ export function openApiDocument(operations: readonly Operation[], routes: readon
   const paths: Json = {};
   for (const op of operations) ((paths[op.path] ??= {}) as Json)[op.method ?? 'get'] = operationObject(op, components);
   for (const route of routes) {
-    const item = (paths[route.path] ??= { servers: route.servers.map((url) => ({ url })) }) as Json;
+    const servers = route.servers.length > 0 ? { servers: route.servers.map((url) => ({ url })) } : {};
+    const item = (paths[route.path] ??= servers) as Json;
     item[route.method] = routeOperation(route, components);
   }
   return {

@@ -35,6 +35,7 @@ export interface FileResult {
  */
 export const OPERATION_TAGS = {
   Entities: 'Search entities by name and read one in full.',
+  Matching: "A list's rows tied to entities: up to 100 in one call, or up to 1,000,000 as a background job.",
   'People and places': 'Officers, registered agents and addresses.',
   Filings: "Each day's formations and events, and the latest filings.",
   Leads: 'The new-business lead feed (Lead Feed and Enterprise plans).',

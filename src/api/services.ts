@@ -13,6 +13,8 @@ export interface Services {
   usage(caller: Caller): Promise<AccountUsage>;
   /** Monitoring's store is on the primary (its writes and the events of the imports). */
   readonly monitoring: { readonly pool: pg.Pool; readonly allowPrivate: boolean };
+  /** Match jobs are written on the primary (their rows, results and charges). */
+  readonly jobs: pg.Pool;
   /**
    * Reconciliation credentials are written on the primary, hashed under the keys' pepper; `baseUrl` is where
    * clients reach the service (PUBLIC_BASE_URL), for the service URL a new credential is shown with.
@@ -36,6 +38,7 @@ export function createServices(
     dataset,
     usage: (caller) => accountUsage(db.pool, caller, clock.now()),
     monitoring: { pool: db.pool, allowPrivate: opts.allowPrivateWebhooks ?? false },
+    jobs: db.pool,
     credentials: { pool: db.pool, pepper: opts.pepper, clock, baseUrl: opts.baseUrl },
   };
 }

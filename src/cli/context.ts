@@ -7,8 +7,9 @@ import type { Database } from '../db/index.js';
 export async function withDatabase<T>(
   work: (db: Database, config: Config) => Promise<T>,
   config = loadConfig(),
+  opts: { instance?: boolean } = {},
 ): Promise<T> {
-  const db = await openServiceDatabase(config, { poolSize: 4 });
+  const db = await openServiceDatabase(config, { poolSize: 4, ...opts });
   try {
     return await work(db, config);
   } finally {

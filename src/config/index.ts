@@ -55,6 +55,7 @@ const EnvSchema = z.object({
   WEBHOOKS_ALLOW_PRIVATE: flag.default(false),
   WEBHOOKS_RETRY_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
   WEBHOOKS_DELIVERY: flag.default(true),
+  MATCH_JOB_SLOTS: z.coerce.number().int().min(0).max(16).default(1),
 });
 
 export interface Config {
@@ -108,6 +109,8 @@ export interface Config {
    * whether `registry serve` runs the delivery loop (whatever SCHEDULER says; `registry worker` always does).
    */
   readonly webhooks: { readonly allowPrivate: boolean; readonly retrySeconds: number; readonly deliver: boolean };
+  /** Match jobs a process runs at once, `registry serve` and `registry worker` alike (0: none here). */
+  readonly matchJobSlots: number;
 }
 
 interface BillingConfig {
@@ -267,6 +270,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retrySeconds: e.WEBHOOKS_RETRY_SECONDS,
       deliver: e.WEBHOOKS_DELIVERY,
     },
+    matchJobSlots: e.MATCH_JOB_SLOTS,
   };
   if (production && !config.databaseUrl)
     throw new Error('invalid configuration: DATABASE_URL is required in production');

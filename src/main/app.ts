@@ -25,6 +25,7 @@ import {
 import { createMetrics, type Metrics } from '../metrics.js';
 import { createMailer } from '../accounts/mail.js';
 import { BILLING_ROUTES, billingRoutes } from '../api/billing.js';
+import { MATCH_JOB_ROUTES, matchJobRoutes } from '../api/match-jobs.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
 import { stripeWebhook } from '../api/stripe-webhook.js';
 import { logRow } from '../api/call-record.js';
@@ -166,7 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
   const cookies = cookieNames(config.web.secureCookies);
   const payments = deps.payments ?? paymentProvider(config);
-  const openapi = openApiDocument(routes, BILLING_ROUTES);
+  const openapi = openApiDocument(routes, [...BILLING_ROUTES, ...MATCH_JOB_ROUTES]);
   const webDeps: WebDeps | null =
     deps.webApp === false
       ? null
@@ -205,6 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const member = proxyAuth({ pool: db.pool, clock, cookies });
   registerRest(http, routes, pipeline, delivery, member);
   await http.register(billingRoutes, { pool: db.pool, pipeline, clock, payments, member });
+  await http.register(matchJobRoutes, { pool: db.pool, pipeline, clock, member });
   await http.register(checkoutRoutes, {
     pool: db.pool,
     limiter,

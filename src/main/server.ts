@@ -13,6 +13,7 @@ import { hugePagesAdvice } from '../db/tuning.js';
 import { JOBS } from './jobs.js';
 import { startScheduler } from '../jobs/scheduler.js';
 import { startWebhookDelivery } from '../monitoring/delivery-loop.js';
+import { startMatchJobs } from './match-jobs.js';
 import { seedSample, type SeededSample, type SeedReport } from '../sample/seed.js';
 
 /** What this start did for a newcomer: the sample it loaded and the demo workspace it made (each once). */
@@ -84,6 +85,7 @@ export async function startServer(
         )
       : null;
     const delivery = config.webhooks.deliver ? startWebhookDelivery(db.pool, config, log) : null;
+    const jobs = startMatchJobs(db.pool, built.services.search, config, clock, log);
     const sweeper = startOrphanSweeper(db.pool, clock, (err) =>
       built.http.log.warn({ err }, 'releasing the reservations of dead instances failed'),
     );
@@ -99,6 +101,7 @@ export async function startServer(
           await sweeper.stop();
           await scheduler?.stop();
           await delivery?.stop();
+          await jobs?.stop();
           await db.close();
         })()),
     };

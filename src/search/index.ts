@@ -67,6 +67,6 @@ export {
   OfficerHit,
 } from './shapes.js';
 export { STATUS_VALUES } from './status.js';
-export { ALGORITHM_NAMES, DEFAULT_ALGORITHM } from './match/index.js';
+export { ALGORITHM_NAMES, DEFAULT_ALGORITHM, type AlgorithmName } from './match/index.js';
 export { MatchAnswer, type MatchQuery } from './match/shapes.js';
 export { FACET_VALUES } from './thresholds.js';

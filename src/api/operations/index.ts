@@ -7,6 +7,7 @@ import { getEntity, searchEntities } from './entities.js';
 import { listDailyFilings, listRecentFilings } from './filings.js';
 import { listNewBusinessLeads, newBusinessesDailyFile } from './leads.js';
 import { matchEntities } from './match.js';
+import { MATCH_JOB_OPERATIONS } from './match-jobs.js';
 import { RECONCILE_CREDENTIAL_OPERATIONS } from './reconcile-credentials.js';
 import { WATCH_OPERATIONS } from './watches.js';
 import { WEBHOOK_OPERATIONS } from './webhooks.js';
@@ -16,6 +17,7 @@ export const OPERATIONS: readonly Operation[] = [
   searchEntities,
   getEntity,
   matchEntities,
+  ...MATCH_JOB_OPERATIONS,
   searchOfficers,
   searchAgents,
   searchAddresses,

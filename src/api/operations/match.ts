@@ -29,7 +29,7 @@ const MatchQueryParam = z.strictObject({
 
 export const matchEntities = defineOperation({
   name: 'matchEntities',
-  tag: 'Entities',
+  tag: 'Matching',
   tool: 'match_entities',
   method: 'post',
   path: '/entities/match',

@@ -1,8 +1,12 @@
-// `registry worker`: webhook delivery alone, no HTTP (docs/webhooks.md, "Delivery"), for operators who deliver
-// from processes of their own; `--once` sends what is due now and exits.
+// `registry worker`: webhook delivery and match jobs, no HTTP (docs/webhooks.md, "Delivery"; docs/matching.md,
+// "Jobs"), for operators who run them on processes of their own; `--once` sends the webhooks due now and exits.
 import type { Command } from 'commander';
 import { deliverDue } from '../../monitoring/delivery.js';
 import { deliveryMailer, startWebhookDelivery } from '../../monitoring/delivery-loop.js';
+import { systemClock } from '../../clock.js';
+import { startMatchJobs } from '../../main/match-jobs.js';
+import { DatasetInfo } from '../../registry/dataset-info.js';
+import { createSearch } from '../../search/index.js';
 import { logLine, withDatabase } from '../context.js';
 import { printResult, type OutputOptions } from '../output.js';
 
@@ -18,7 +22,7 @@ const stopSignal = (): Promise<string> =>
 export function registerWorker(program: Command): void {
   program
     .command('worker')
-    .description('deliver webhooks without serving HTTP (whatever WEBHOOKS_DELIVERY says)')
+    .description('deliver webhooks and run match jobs without serving HTTP (whatever WEBHOOKS_DELIVERY says)')
     .option('--once', 'send what is due now, then exit')
     .option('--json', 'print the counts of --once as JSON')
     .action(async (opts: OutputOptions & { once?: boolean }) => {
@@ -40,12 +44,23 @@ export function registerWorker(program: Command): void {
         );
         return;
       }
-      await withDatabase(async (db, config) => {
-        const stopped = stopSignal();
-        const delivery = startWebhookDelivery(db.pool, config, logLine);
-        logLine('registry worker: delivering webhooks (SIGINT or SIGTERM stops it)');
-        logLine(`${await stopped}: stopping once the attempts in flight end`);
-        await delivery.stop();
-      });
+      await withDatabase(
+        async (db, config) => {
+          const stopped = stopSignal();
+          const delivery = startWebhookDelivery(db.pool, config, logLine);
+          const dataset = new DatasetInfo(db.pool, systemClock);
+          const search = createSearch(db.readPool, async () => (await dataset.state()).version);
+          const jobs = startMatchJobs(db.pool, search, config, systemClock, logLine);
+          logLine(
+            `registry worker: delivering webhooks, running ${config.matchJobSlots} match job(s) at a time ` +
+              '(SIGINT or SIGTERM stops it)',
+          );
+          logLine(`${await stopped}: stopping once the attempts in flight and the chunks in hand end`);
+          await delivery.stop();
+          await jobs?.stop();
+        },
+        undefined,
+        { instance: true },
+      );
     });
 }

@@ -40,4 +40,4 @@ export async function matchEntities(
   };
 }
 
-export { ALGORITHM_NAMES, DEFAULT_ALGORITHM } from './algorithms.js';
+export { ALGORITHM_NAMES, DEFAULT_ALGORITHM, type AlgorithmName } from './algorithms.js';

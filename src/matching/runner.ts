@@ -1,0 +1,132 @@
+// The match jobs' worker (docs/matching.md, "Jobs"): every API instance and `registry worker` runs one. It claims
+// the oldest open job no live worker holds, matches its rows a chunk at a time in order (commitChunk makes each
+// final and charges it), and finishes it: completed, or failed when the balance runs out. Jobs run one at a time
+// a process (MATCH_JOB_SLOTS), each chunk's searches a few at once, so the API's own requests keep their latency.
+import type pg from 'pg';
+import type { MatchAnswer, MatchQuery } from '../search/index.js';
+import { commitChunk, type ChunkResult } from './chunk.js';
+import { finishJob } from './finish.js';
+
+/** Rows matched and committed together: a matcher call's most, and one short transaction. */
+const CHUNK_ROWS = 100;
+/** With no job to claim, a worker looks again after this long: the longest a new job waits to start. */
+const IDLE_POLL_MS = 2_000;
+/** After an unexpected error (the database away), a worker leaves the job and waits this long before claiming. */
+const ERROR_PAUSE_MS = 5_000;
+
+export interface JobWorkerDeps {
+  readonly pool: pg.Pool;
+  readonly match: (queries: readonly MatchQuery[], opts: { limit: number; algorithm: string }) => Promise<MatchAnswer>;
+  /** This process's instance number: its lock tells the others it is alive (src/db/instance.ts). */
+  readonly worker: number;
+  readonly now: () => Date;
+  readonly log: (line: string) => void;
+}
+
+interface Claimed {
+  id: string;
+  workspace_id: string;
+  key_id: string | null;
+  algorithm: string;
+  done_rows: number;
+}
+
+/** Claims the oldest open job whose worker is gone (or that none has yet), for `worker`. */
+async function claim(deps: JobWorkerDeps): Promise<Claimed | null> {
+  const { rows } = await deps.pool.query<Claimed>(
+    `UPDATE match_jobs j SET claimed_by = $1, status = 'running', started_at = coalesce(j.started_at, $2)
+     WHERE j.id = (SELECT id FROM match_jobs
+                   WHERE status IN ('queued', 'running')
+                     AND (claimed_by IS NULL OR NOT reservation_holder_alive(claimed_by))
+                   ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+     RETURNING j.id, j.workspace_id, j.key_id, j.algorithm, j.done_rows`,
+    [deps.worker, deps.now()],
+  );
+  return rows[0] ?? null;
+}
+
+/** A row's result as the job keeps it: the best candidate with its score, verdict and grades, or none. */
+function rowResult(answer: MatchAnswer['results'][number]): Record<string, unknown> {
+  const best = answer.candidates[0];
+  if (!best) return { match: false, candidate: null };
+  const grades = Object.fromEntries(Object.entries(best.features).map(([f, s]) => [f, s.grade]));
+  const { features: _features, match, ...candidate } = best;
+  return { match, candidate: { ...candidate, grades } };
+}
+
+/** Matches the claimed job chunk by chunk until it is done, stopped or unpaid. */
+async function runJob(deps: JobWorkerDeps, job: Claimed, stopping: () => boolean): Promise<void> {
+  let from = job.done_rows;
+  for (;;) {
+    if (stopping()) return;
+    const { rows } = await deps.pool.query<{ row_no: number; input: MatchQuery }>(
+      'SELECT row_no, input FROM match_job_rows WHERE job_id = $1 AND row_no > $2 ORDER BY row_no LIMIT $3',
+      [job.id, from, CHUNK_ROWS],
+    );
+    if (rows.length === 0) return finishJob(deps.pool, job, deps.worker, deps.now(), null);
+    const answer = await deps.match(
+      rows.map((r) => r.input),
+      { limit: 1, algorithm: job.algorithm },
+    );
+    const results: ChunkResult[] = answer.results.map((a, i) => ({
+      rowNo: rows[i]!.row_no,
+      result: rowResult(a),
+      matched: a.match !== null,
+    }));
+    const outcome = await commitChunk(
+      deps.pool,
+      { id: job.id, workspace: job.workspace_id, keyId: job.key_id },
+      deps.worker,
+      from,
+      results,
+      deps.now(),
+    );
+    if (outcome.kind === 'stopped') return;
+    if (outcome.kind === 'unpaid') return finishJob(deps.pool, job, deps.worker, deps.now(), outcome.outcome);
+    from += rows.length;
+  }
+}
+
+export interface JobWorker {
+  /** Claims no more and waits for the chunk in hand (its job resumes on the next claim, here or elsewhere). */
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number, wake: { fn: (() => void) | null }): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    wake.fn = () => (clearTimeout(timer), resolve());
+  });
+
+/** Runs `slots` job loops in this process. */
+export function startJobWorker(deps: JobWorkerDeps, slots: number): JobWorker {
+  let stopped = false;
+  const wakes = Array.from({ length: slots }, () => ({ fn: null as (() => void) | null }));
+  const loop = async (wake: { fn: (() => void) | null }): Promise<void> => {
+    while (!stopped) {
+      try {
+        const job = await claim(deps);
+        if (job) await runJob(deps, job, () => stopped);
+        else await sleep(IDLE_POLL_MS, wake);
+      } catch (err) {
+        deps.log(`match job worker: ${err instanceof Error ? err.message : String(err)}`);
+        await deps.pool
+          .query(`UPDATE match_jobs SET claimed_by = NULL WHERE claimed_by = $1 AND status = 'running'`, [deps.worker])
+          .catch(() => {});
+        await sleep(ERROR_PAUSE_MS, wake);
+      }
+    }
+  };
+  const loops = wakes.map(loop);
+  return {
+    async stop() {
+      stopped = true;
+      for (const w of wakes) w.fn?.();
+      await Promise.all(loops);
+      // Its jobs are free to claim at once, rather than once this process's lock is gone.
+      await deps.pool
+        .query(`UPDATE match_jobs SET claimed_by = NULL WHERE claimed_by = $1 AND status = 'running'`, [deps.worker])
+        .catch(() => {});
+    },
+  };
+}

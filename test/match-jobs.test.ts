@@ -1,0 +1,212 @@
+// Match jobs (docs/matching.md, "Jobs"): a file uploaded as it streams, matched in the background a chunk at a time,
+// each row charged once (also when the balance runs out mid-job, and across a worker killed with -9 and another
+// taking over), its results downloaded as CSV or JSON lines, and every bad upload refused with nothing created.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ledgerCheck } from '../src/accounts/ledger.js';
+import { createKey, setPerMinute } from '../src/accounts/workspaces.js';
+import { systemClock } from '../src/clock.js';
+import { startJobWorker, type JobWorker } from '../src/matching/runner.js';
+import { loadFixture } from './support/fixture.js';
+import { testApp, PEPPER, type TestApp } from './support/app.js';
+import { serverProcess } from './support/server-process.js';
+
+let t: TestApp;
+let names: Array<{ name: string; city: string; doc: string }>;
+
+before(async () => {
+  t = await testApp({ now: '2026-03-10T12:00:00Z' });
+  await loadFixture(t.db.pool);
+  const { rows } = await t.db.pool.query<{ name: string; city: string; doc: string }>(
+    `SELECT name, principal_city AS city, document_number AS doc FROM registry.entities ORDER BY document_number`,
+  );
+  names = rows;
+});
+after(() => t.close());
+
+const csvOf = (rows: number, header = 'Company,Town,Ref'): string =>
+  [
+    header,
+    ...Array.from({ length: rows }, (_, i) => {
+      const e = names[i % names.length]!;
+      return `"${e.name.replaceAll('"', '""')}",${e.city},r${i + 1}`;
+    }),
+  ].join('\n');
+
+async function upload(key: string, body: string, query = 'name=Company&city=Town&reference=Ref', headers = {}) {
+  return t.app.http.inject({
+    method: 'POST',
+    url: `/v1/match/jobs?${query}`,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv', ...headers },
+    payload: body,
+  });
+}
+
+/** A worker of this process, as the server runs one, until `stop`. */
+function worker(n = 1): JobWorker {
+  return startJobWorker(
+    {
+      pool: t.db.pool,
+      match: (queries, opts) => t.app.services.search.match(queries, { limit: opts.limit, algorithm: 'match-v1' }),
+      worker: n,
+      now: () => t.clock.now(),
+      log: () => {},
+    },
+    1,
+  );
+}
+
+async function until(key: string, id: string, done: (job: any) => boolean): Promise<any> {
+  for (let i = 0; i < 600; i++) {
+    const job = (await t.get(`/v1/match/jobs/${id}`, key)).json().data;
+    if (done(job)) return job;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`job ${id} did not finish`);
+}
+
+const jobCount = async (): Promise<number> =>
+  Number((await t.db.pool.query('SELECT count(*) FROM match_jobs')).rows[0].count);
+
+describe('match jobs', () => {
+  it('matches an uploaded CSV in the background, charges each row once, answers its results as a file', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const before = (await ledgerCheck(t.db.pool, workspace.id)).monthly_remaining;
+    const res = await upload(key.key, csvOf(250));
+    assert.equal(res.statusCode, 202, res.body);
+    const job = res.json().data;
+    assert.match(job.id, /^mj_[0-9a-f]{24}$/);
+    assert.equal(job.status, 'queued');
+    assert.equal(job.total_rows, 250);
+    assert.deepEqual(job.columns, { name: 'Company', city: 'Town', reference: 'Ref' });
+    const w = worker();
+    try {
+      const done = await until(key.key, job.id, (j) => j.status === 'completed');
+      assert.equal(done.done_rows, 250);
+      assert.ok(done.matched_rows > 200, `matched ${done.matched_rows}`);
+    } finally {
+      await w.stop();
+    }
+    assert.equal((await ledgerCheck(t.db.pool, workspace.id)).monthly_remaining, before - 250);
+    const csv = await t.get(`/v1/match/jobs/${job.id}/results`, key.key);
+    assert.equal(csv.statusCode, 200);
+    assert.match(csv.headers['content-type'] as string, /^text\/csv/);
+    const lines = csv.body.trim().split('\n');
+    assert.equal(lines.length, 251);
+    assert.match(lines[0]!, /^row,name,city,zip,address,officer,entity_type,document_number,reference,match,/);
+    const first = names[0]!;
+    assert.ok(lines[1]!.startsWith(`1,`) && lines[1]!.includes(`,true,${first.doc},`), lines[1]);
+    const jsonl = await t.get(`/v1/match/jobs/${job.id}/results?format=jsonl`, key.key);
+    const rows = jsonl.body
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.equal(rows.length, 250);
+    assert.equal(rows[0].input.reference, 'r1');
+    assert.equal(rows[0].result.candidate.document_number, first.doc);
+    const listed = (await t.get('/v1/match/jobs', key.key)).json();
+    assert.equal(listed.data[0].id, job.id);
+  });
+
+  it('reads JSON lines by field names, and gives the job made under an Idempotency-Key again', async () => {
+    const { key } = await t.workspace('pro');
+    const body = names.map((e) => JSON.stringify({ name: e.name, city: e.city })).join('\n');
+    const send = () =>
+      t.app.http.inject({
+        method: 'POST',
+        url: '/v1/match/jobs',
+        headers: {
+          authorization: `Bearer ${key.key}`,
+          'content-type': 'application/x-ndjson',
+          'idempotency-key': 'k1',
+        },
+        payload: body,
+      });
+    const count = await jobCount();
+    const [a, b] = [await send(), await send()];
+    assert.equal(a.statusCode, 202, a.body);
+    assert.equal(b.json().data.id, a.json().data.id);
+    assert.equal(await jobCount(), count + 1);
+    assert.equal(a.json().data.total_rows, names.length);
+  });
+
+  it('refuses a bad upload naming what is wrong, and creates nothing', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const test = await createKey(t.db.pool, workspace.id, 'test', PEPPER, systemClock);
+    const count = await jobCount();
+    const cases: Array<[Awaited<ReturnType<typeof upload>>, number, string]> = [
+      [await upload(key.key, csvOf(3), 'name=Firm'), 400, 'name'],
+      [await upload(key.key, csvOf(3), 'city=Town'), 400, 'name'],
+      [await upload(key.key, 'Company,Town\n,Tampa\n', 'name=Company&city=Town'), 400, 'name'],
+      [await upload(key.key, csvOf(3), 'name=Company&colour=red'), 400, 'colour'],
+      [await upload(key.key, csvOf(3), 'name=Company', { 'content-type': 'application/json' }), 400, 'content-type'],
+      [await upload(key.key, 'Company\n', 'name=Company'), 400, 'body'],
+      [await upload(key.key, 'Company,Town\n"unclosed,Tampa\n', 'name=Company'), 400, 'body'],
+    ];
+    const refused = await upload(test.key, csvOf(3));
+    assert.equal(refused.statusCode, 403, refused.body);
+    for (const [res, status, param] of cases) {
+      assert.equal(res.statusCode, status, res.body);
+      assert.ok(param in (res.json().error.details ?? {}), res.body);
+    }
+    assert.equal(await jobCount(), count);
+    const missing = await t.get('/v1/match/jobs/mj_000000000000000000000000/results', key.key);
+    assert.equal(missing.statusCode, 404);
+  });
+
+  it('stops at the chunk the balance does not cover: the rows before it done and charged, none after', async () => {
+    const { workspace, key } = await t.workspace('developer');
+    await t.db.pool.query(
+      `UPDATE workspaces SET monthly_remaining = 150, subscription_status = 'cancelled' WHERE id = $1`,
+      [workspace.id],
+    );
+    const job = (await upload(key.key, csvOf(250))).json().data;
+    const w = worker();
+    try {
+      const done = await until(key.key, job.id, (j) => j.status === 'failed');
+      assert.equal(done.done_rows, 100);
+      assert.equal(done.error.code, 'payment_required');
+    } finally {
+      await w.stop();
+    }
+    const { rows } = await t.db.pool.query('SELECT monthly_remaining FROM workspaces WHERE id = $1', [workspace.id]);
+    assert.equal(Number(rows[0].monthly_remaining), 50);
+  });
+
+  it('resumes on another worker after a kill -9, charging no row twice', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    await setPerMinute(t.db.pool, workspace.id, 1_000_000);
+    const before = (await ledgerCheck(t.db.pool, workspace.id)).monthly_remaining;
+    const job = (await upload(key.key, csvOf(3000))).json().data;
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'rl-jobs-'));
+    const env = { DATABASE_URL: t.db.url, DATA_DIR: dataDir, API_KEY_PEPPER: PEPPER, WEBHOOKS_DELIVERY: '0' };
+    try {
+      const first = await serverProcess(env, { command: 'worker' });
+      await until(key.key, job.id, (j) => j.done_rows >= 300);
+      first.kill('SIGKILL');
+      await new Promise((resolve) => first.once('exit', resolve));
+      const cut = (await t.get(`/v1/match/jobs/${job.id}`, key.key)).json().data.done_rows;
+      assert.ok(cut < 3000, 'killed mid-job');
+      const second = await serverProcess(env, { command: 'worker' });
+      try {
+        const done = await until(key.key, job.id, (j) => j.status === 'completed');
+        assert.equal(done.done_rows, 3000);
+      } finally {
+        second.kill('SIGTERM');
+        await new Promise((resolve) => second.once('exit', resolve));
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    const { rows } = await t.db.pool.query(
+      `SELECT count(*)::int AS n, count(DISTINCT request_id)::int AS rows FROM credit_ledger
+       WHERE workspace_id = $1 AND kind = 'consumption' AND request_id LIKE $2`,
+      [workspace.id, `${job.id}:%`],
+    );
+    assert.deepEqual(rows[0], { n: 3000, rows: 3000 });
+    assert.equal((await ledgerCheck(t.db.pool, workspace.id)).monthly_remaining, before - 3000);
+  });
+});
