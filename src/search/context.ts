@@ -1,5 +1,6 @@
 // What a search needs besides its pool: the dataset version (cache keys) and the caches.
 import type { FacetCounts } from './shapes.js';
+import type { Expand } from './words/expansion.js';
 import type { ResultCache } from './totals/cache.js';
 
 export interface SearchContext {
@@ -10,4 +11,6 @@ export interface SearchContext {
   readonly rankWholeBelow: number;
   /** Sorted listings of fewer matches than this sort them all rather than walk the sort's index (SORT_ALL_BELOW). */
   readonly sortAllBelow: number;
+  /** How a name's words are looked up: by default one statement a search; a batch match shares them (batched.ts). */
+  readonly expand?: Expand;
 }

@@ -64,6 +64,12 @@ async function analyzeKey(pool: pg.Pool | pg.PoolClient, name: string, expand: E
   return { ...answer, terms: fewer, relaxed: await noneHoldsAll(pool, NAMES, WORDS, fewer) };
 }
 
+/** The words of a name that `analyzeName` looks up first (none for a prefix or an empty name). */
+export function expandedWords(name: string): string[] {
+  const key = nameKey(name);
+  return key.core === '' || key.core.length <= PREFIX_QUERY_MAX_LENGTH ? [] : words(key.words);
+}
+
 /**
  * The words that must match: a short word one edit from a weak word (LLa, Ol: LLC, OF) is read as that
  * weak word, which decides nothing, when a longer word carries the query. Not an initial: most are one

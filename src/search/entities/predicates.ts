@@ -1,11 +1,9 @@
 // The match predicates of entity searches for a caller that evaluates them itself, over rows of its own
 // (monitoring, on the entities an import touched: src/monitoring/matches.ts): the search's own conditions
 // (filters.ts) over the alias `e`, many searches' word lookups batched into one statement a dictionary.
-import DataLoader from 'dataloader';
 import type pg from 'pg';
-import type { Dictionary } from '../../text/dictionaries.js';
 import { Sql } from '../sql.js';
-import { expandWordLists, type Expand, type Term } from '../words/expansion.js';
+import { batchedExpand } from '../words/batched.js';
 import { matchConditions } from './filters.js';
 import { analyzeName } from './name.js';
 import type { EntitySearch } from './query.js';
@@ -18,28 +16,6 @@ interface Predicates {
 
 export interface PredicateCompiler {
   compile(searches: readonly EntitySearch[]): Promise<Predicates>;
-}
-
-/**
- * Looks up the words of many searches in one statement a dictionary: lookups asked in the same tick are
- * batched (DataLoader) and kept, so compiling S searches reads each dictionary once, not S times.
- */
-function batchedExpand(client: pg.PoolClient): Expand {
-  const loader = new DataLoader<string, Term[]>(async (keys) => {
-    const asked = keys.map((k) => JSON.parse(k) as [Dictionary, string[]]);
-    const terms: Term[][] = [];
-    for (const dictionary of new Set(asked.map(([d]) => d))) {
-      const mine = asked.flatMap(([d, words], i) => (d === dictionary ? [{ i, words }] : []));
-      const found = await expandWordLists(
-        client,
-        dictionary,
-        mine.map((m) => m.words),
-      );
-      mine.forEach((m, k) => (terms[m.i] = found[k]!));
-    }
-    return terms;
-  });
-  return (dictionary, words) => loader.load(JSON.stringify([dictionary, words]));
 }
 
 /**

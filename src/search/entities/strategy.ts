@@ -36,7 +36,7 @@ export interface EntityStrategy {
 }
 
 export async function entityStrategy(pool: pg.Pool, ctx: SearchContext, q: EntitySearch): Promise<EntityStrategy> {
-  const name = await analyzeName(pool, q.name);
+  const name = await analyzeName(pool, q.name, ctx.expand);
   const counted = countedFilters(q);
   const sql = new Sql();
   const conditions = await matchConditions(pool, sql, q, name, await dateWalk(pool, ctx, q, name, counted));

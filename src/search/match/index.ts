@@ -4,6 +4,8 @@
 import pLimit from 'p-limit';
 import type pg from 'pg';
 import type { SearchContext } from '../context.js';
+import { expandedWords } from '../entities/name.js';
+import { batchedExpand } from '../words/batched.js';
 import { ALGORITHMS, type AlgorithmName } from './algorithms.js';
 import { candidateNumbers, candidateRecords } from './candidates.js';
 import { scoreCandidates } from './verdict.js';
@@ -25,8 +27,12 @@ export async function matchEntities(
   queries: readonly MatchQuery[],
   opts: MatchOptions,
 ): Promise<MatchAnswer> {
+  // The names' words looked up together, in one statement: a third of a row's search when each looks up its own.
+  const expand = batchedExpand(pool);
+  await Promise.all(queries.map((q) => expand('entity_words', expandedWords(q.name))));
   const limit = pLimit(SEARCHES_AT_ONCE);
-  const numbers = await Promise.all(queries.map((q) => limit(() => candidateNumbers(pool, ctx, q))));
+  const shared = { ...ctx, expand };
+  const numbers = await Promise.all(queries.map((q) => limit(() => candidateNumbers(pool, shared, q))));
   const records = await candidateRecords(pool, [...new Set(numbers.flat())]);
   const algorithm = ALGORITHMS[opts.algorithm];
   return {
