@@ -27,12 +27,14 @@ before(async () => {
 });
 after(() => t.close());
 
-const csvOf = (rows: number, header = 'Company,Town,Ref'): string =>
+/** The fixture's names in turn; `distinct` gives each row a street of its own, so that no row repeats another. */
+const csvOf = (rows: number, header = 'Company,Town,Ref', distinct = false): string =>
   [
-    header,
+    distinct ? `${header},Street` : header,
     ...Array.from({ length: rows }, (_, i) => {
       const e = names[i % names.length]!;
-      return `"${e.name.replaceAll('"', '""')}",${e.city},r${i + 1}`;
+      const line = `"${e.name.replaceAll('"', '""')}",${e.city},r${i + 1}`;
+      return distinct ? `${line},${i + 1} MAIN ST` : line;
     }),
   ].join('\n');
 
@@ -180,7 +182,8 @@ describe('match jobs', () => {
     const { workspace, key } = await t.workspace('pro');
     await setPerMinute(t.db.pool, workspace.id, 1_000_000);
     const before = (await ledgerCheck(t.db.pool, workspace.id)).monthly_remaining;
-    const job = (await upload(key.key, csvOf(3000))).json().data;
+    const job = (await upload(key.key, csvOf(3000, undefined, true), 'name=Company&city=Town&address=Street')).json()
+      .data;
     const dataDir = await mkdtemp(path.join(tmpdir(), 'rl-jobs-'));
     const env = { DATABASE_URL: t.db.url, DATA_DIR: dataDir, API_KEY_PEPPER: PEPPER, WEBHOOKS_DELIVERY: '0' };
     try {

@@ -9,6 +9,8 @@ import { finishJob } from './finish.js';
 
 /** Rows matched and committed together: a matcher call's most, and one short transaction. */
 const CHUNK_ROWS = 100;
+/** Distinct rows a job remembers the results of (some 50 MB at most): a list's repeats are matched once. */
+const SEEN_ROWS = 100_000;
 /** With no job to claim, a worker looks again after this long: the longest a new job waits to start. */
 const IDLE_POLL_MS = 2_000;
 /** After an unexpected error (the database away), a worker leaves the job and waits this long before claiming. */
@@ -54,9 +56,35 @@ function rowResult(answer: MatchAnswer['results'][number]): Record<string, unkno
   return { match, candidate: { ...candidate, grades } };
 }
 
+/** What a row is matched on: its fields but its reference (rows of a list often repeat a company). */
+const matchKey = ({ reference: _reference, ...fields }: MatchQuery): string => JSON.stringify(fields);
+
+/** The results of a chunk's rows: each distinct row matched once, a row met before in the job not again. */
+async function chunkResults(
+  deps: JobWorkerDeps,
+  job: Claimed,
+  rows: ReadonlyArray<{ row_no: number; input: MatchQuery }>,
+  seen: Map<string, ChunkResult['result']>,
+): Promise<ChunkResult[]> {
+  const asked = [...new Set(rows.map((r) => matchKey(r.input)).filter((k) => !seen.has(k)))];
+  if (asked.length > 0) {
+    const answer = await deps.match(
+      asked.map((k) => JSON.parse(k) as MatchQuery),
+      { limit: 1, algorithm: job.algorithm },
+    );
+    if (seen.size + asked.length > SEEN_ROWS) seen.clear();
+    answer.results.forEach((a, i) => seen.set(asked[i]!, rowResult(a)));
+  }
+  return rows.map((r) => {
+    const result = seen.get(matchKey(r.input))!;
+    return { rowNo: r.row_no, result, matched: result.match === true };
+  });
+}
+
 /** Matches the claimed job chunk by chunk until it is done, stopped or unpaid. */
 async function runJob(deps: JobWorkerDeps, job: Claimed, stopping: () => boolean): Promise<void> {
   let from = job.done_rows;
+  const seen = new Map<string, ChunkResult['result']>();
   for (;;) {
     if (stopping()) return;
     const { rows } = await deps.pool.query<{ row_no: number; input: MatchQuery }>(
@@ -64,15 +92,7 @@ async function runJob(deps: JobWorkerDeps, job: Claimed, stopping: () => boolean
       [job.id, from, CHUNK_ROWS],
     );
     if (rows.length === 0) return finishJob(deps.pool, job, deps.worker, deps.now(), null);
-    const answer = await deps.match(
-      rows.map((r) => r.input),
-      { limit: 1, algorithm: job.algorithm },
-    );
-    const results: ChunkResult[] = answer.results.map((a, i) => ({
-      rowNo: rows[i]!.row_no,
-      result: rowResult(a),
-      matched: a.match !== null,
-    }));
+    const results = await chunkResults(deps, job, rows, seen);
     const outcome = await commitChunk(
       deps.pool,
       { id: job.id, workspace: job.workspace_id, keyId: job.key_id },
