@@ -29,7 +29,7 @@ const MAY_IMPORT = {
   monitoring: ['db', 'jobs', 'text', 'registry', 'search', 'accounts'],
   sample: ['db', 'text', 'registry'],
   // Match jobs: the search's matcher, charged through the accounts' gate, their end an event of monitoring's.
-  matching: ['db', 'search', 'accounts', 'monitoring'],
+  matching: ['db', 'jobs', 'search', 'accounts', 'monitoring'],
   api: ['db', 'jobs', 'ratelimit', 'text', 'registry', 'search', 'accounts', 'billing', 'monitoring', 'matching'],
   web: ['db', 'ratelimit', 'text', 'registry', 'accounts', 'billing', 'monitoring', 'matching', 'api'],
   // The composition root wires every room; the command line runs it.

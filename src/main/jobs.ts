@@ -3,6 +3,7 @@
 import { ACCOUNT_JOBS } from '../accounts/jobs.js';
 import { BILLING_JOBS } from '../billing/jobs.js';
 import type { Job } from '../jobs/job.js';
+import { MATCHING_JOBS } from '../matching/purge.js';
 import { MONITORING_JOBS } from '../monitoring/jobs.js';
 import { monitoringObserver } from '../monitoring/observer.js';
 import { refreshJob } from '../registry/refresh/job.js';
@@ -12,6 +13,7 @@ export const JOBS: readonly Job[] = [
   ...ACCOUNT_JOBS,
   ...BILLING_JOBS,
   ...MONITORING_JOBS,
+  ...MATCHING_JOBS,
 ];
 
 export function findJob(name: string): Job {
