@@ -1,7 +1,8 @@
-// `npm run bench:match -- [--quick] [--entities N] [--rows K] [--seed S] [--connections C]`
+// `npm run bench:match -- [--quick] [--entities N] [--rows K] [--seed S] [--connections C] [--job]`
 // The batch-matching benchmark (docs/benchmarks.md, "Batch matching"): generates (or reuses) a registry of N
 // entities with its match rows, imports it, starts the compiled server as a child process, posts the first K
-// rows to POST /v1/entities/match in calls of 100 queries, and writes bench/results/match-<label>.json and .md.
+// rows to POST /v1/entities/match in calls of 100 queries, and writes bench/results/match-<label>.json and .md;
+// with --job, uploads them again as one match job and prints its time, rate, the server's peak RSS and verdicts.
 // Prints the raw figures per kind and overall; fails only when a quality target is missed.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import { createPool } from '../src/db/pool.js';
 import { prepareDatabase } from '../src/main/database.js';
 import { MATCH_ROWS_FILE, type MatchRow } from '../src/sample/match-rows.js';
 import { nameKey } from '../src/text/normalize.js';
+import { runJob } from './match-job.js';
 import { table, writeResults } from './match-report.js';
 import { score, type Answer, type ScoredRow } from './match-score.js';
 import { build, cli, database, generateArgs, log, routeRps, work } from './setup.js';
@@ -29,6 +31,7 @@ const { values: args } = parseArgs({
     rows: { type: 'string' },
     seed: { type: 'string', default: '42' },
     connections: { type: 'string', default: '4' },
+    job: { type: 'boolean', default: false },
   },
 });
 const entities = args.quick ? 100_000 : Number(args.entities);
@@ -191,6 +194,16 @@ async function main(): Promise<void> {
     const c = result.call_ms;
     log(`a call of ${QUERIES_PER_CALL} queries: p50 ${c.p50} ms, p95 ${c.p95} ms, max ${c.max} ms`);
     log(`results: ${out.json} and ${out.md}`);
+    if (args.job) {
+      log(`uploading the same ${rows.length} rows as one match job`);
+      const job = await runJob(server.base, key.key, rows, server.child.pid!);
+      const judged = score(scored, job.answers, []);
+      const o = judged.overall;
+      log(
+        `the job: ${job.status} in ${job.seconds} s (${job.rows_per_second} rows/s), server peak RSS ` +
+          `${job.peak_rss_mib} MiB; precision ${o.precision}, recall ${o.recall}`,
+      );
+    }
     if (result.missed.length > 0) {
       log(`quality targets missed: ${result.missed.join('; ')}`);
       process.exitCode = 1;
