@@ -10,6 +10,8 @@ import { ledgerCheck } from '../src/accounts/ledger.js';
 import { createKey, setPerMinute } from '../src/accounts/workspaces.js';
 import { systemClock } from '../src/clock.js';
 import { startJobWorker, type JobWorker } from '../src/matching/runner.js';
+import { runJob } from '../src/jobs/job.js';
+import { findJob } from '../src/main/jobs.js';
 import { loadFixture } from './support/fixture.js';
 import { testApp, PEPPER, type TestApp } from './support/app.js';
 import { serverProcess } from './support/server-process.js';
@@ -176,6 +178,31 @@ describe('match jobs', () => {
     }
     const { rows } = await t.db.pool.query('SELECT monthly_remaining FROM workspaces WHERE id = $1', [workspace.id]);
     assert.equal(Number(rows[0].monthly_remaining), 50);
+  });
+
+  it('deletes the jobs ended more than 30 days ago with their rows, and no other', async () => {
+    const { key } = await t.workspace('pro');
+    const [old, recent, open] = await Promise.all(
+      [1, 2, 3].map(async () => (await upload(key.key, csvOf(3))).json().data.id as string),
+    );
+    const day = 86_400_000;
+    const now = t.clock.now().getTime();
+    await t.db.pool.query(`UPDATE match_jobs SET status = 'completed', finished_at = $2 WHERE id = $1`, [
+      old,
+      new Date(now - 31 * day),
+    ]);
+    await t.db.pool.query(`UPDATE match_jobs SET status = 'cancelled', finished_at = $2 WHERE id = $1`, [
+      recent,
+      new Date(now - 29 * day),
+    ]);
+    const ctx = { pool: t.db.pool, config: t.config, clock: t.clock, asOf: t.clock.now(), log: () => {} };
+    const run = await runJob(findJob('match_job_purge'), ctx, 'manual');
+    assert.equal(run.status, 'succeeded');
+    assert.ok(Number(run.counts.jobs_deleted) >= 1);
+    const { rows } = await t.db.pool.query('SELECT id FROM match_jobs WHERE id = ANY($1)', [[old, recent, open]]);
+    assert.deepEqual(rows.map((r) => r.id).sort(), [recent, open].sort());
+    const left = await t.db.pool.query('SELECT count(*)::int AS n FROM match_job_rows WHERE job_id = $1', [old]);
+    assert.equal(left.rows[0].n, 0);
   });
 
   it('resumes on another worker after a kill -9, charging no row twice', async () => {
