@@ -2,17 +2,13 @@
 // once answered nothing, a property over every kind of single edit, and the relaxed tier's total
 // against a brute-force count. Generated names only.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setPerMinute } from '../src/accounts/workspaces.js';
-import { importFiles } from '../src/registry/import/index.js';
 import { addressKey, nameKey, personKey } from '../src/text/normalize.js';
 import { analyzeName } from '../src/search/entities/name.js';
 import { expandWords, type Term } from '../src/search/words/expansion.js';
 import { testApp, type TestApp } from './support/app.js';
-import { corporate, fileOf, person, type Corp } from './support/records.js';
+import { importCorps, person, type Corp } from './support/records.js';
 
 /** The names meant by the first table of docs/search.md's examples, then names that compete with them, filed
  *  later (so a competitor alike in similarity comes first unless the query's words decide). */
@@ -88,14 +84,7 @@ let key: string;
 
 before(async () => {
   t = await testApp({ now: '2026-03-10T12:00:00Z' });
-  const dir = await mkdtemp(path.join(tmpdir(), 'rl-fuzzy-'));
-  try {
-    await writeFile(path.join(dir, '20260309c.txt'), fileOf(entities.map(corporate)));
-    const summary = await importFiles(t.db.pool, [dir]);
-    assert.equal(summary.totals.records_rejected, 0);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  await importCorps(t.db.pool, entities);
   const w = await t.workspace('pro');
   await setPerMinute(t.db.pool, w.workspace.id, 1_000_000);
   key = w.key.key;

@@ -2,9 +2,6 @@
 // mistyped legal forms in the search, the matcher's grades, scores and verdicts on namesakes, its credits
 // (one per query, a call served whole or refused whole), its refusals, and the same answer over MCP.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -12,9 +9,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ledgerCheck } from '../src/accounts/ledger.js';
 import { findRequestLog } from '../src/accounts/request-log.js';
 import { setPerMinute } from '../src/accounts/workspaces.js';
-import { importFiles } from '../src/registry/import/index.js';
 import { testApp, type TestApp } from './support/app.js';
-import { corporate, fileOf, person, type Corp } from './support/records.js';
+import { importCorps, person, type Corp } from './support/records.js';
 
 const entities: Corp[] = [
   { doc: 'P24000000001', name: 'ABC INTERNATIONAL, INC.', type: 'DOMP', city: 'TAMPA', zip: '33602' },
@@ -55,14 +51,7 @@ let workspaceId: string;
 
 before(async () => {
   t = await testApp({ now: '2026-03-10T12:00:00Z' });
-  const dir = await mkdtemp(path.join(tmpdir(), 'rl-match-'));
-  try {
-    await writeFile(path.join(dir, '20260309c.txt'), fileOf(entities.map(corporate)));
-    const summary = await importFiles(t.db.pool, [dir]);
-    assert.equal(summary.totals.records_rejected, 0);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  await importCorps(t.db.pool, entities);
   const w = await t.workspace('pro');
   await setPerMinute(t.db.pool, w.workspace.id, 1_000_000);
   key = w.key.key;

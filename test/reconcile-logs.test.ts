@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { setPerMinute } from '../src/accounts/workspaces.js';
 import { loadFixture } from './support/fixture.js';
 import { testApp, type TestApp } from './support/app.js';
+import { newCredential } from './support/reconciliation.js';
 
 let t: TestApp;
 const lines: string[] = [];
@@ -16,13 +17,7 @@ before(async () => {
   await loadFixture(t.db.pool);
   const w = await t.workspace('pro');
   await setPerMinute(t.db.pool, w.workspace.id, 100_000);
-  const res = await t.app.http.inject({
-    method: 'POST',
-    url: '/v1/reconcile-credentials',
-    headers: { authorization: `Bearer ${w.key.key}` },
-    payload: {},
-  });
-  token = res.json().data.token;
+  token = await newCredential(t.app.http, w.key.key);
 });
 after(() => t.close());
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setPerMinute } from '../src/accounts/workspaces.js';
 import { loadFixture } from './support/fixture.js';
-import { assertSpecValid } from './support/reconciliation.js';
+import { assertSpecValid, newCredential } from './support/reconciliation.js';
 import { testApp, type TestApp } from './support/app.js';
 
 let t: TestApp;
@@ -18,13 +18,7 @@ before(async () => {
   const w = await t.workspace('enterprise');
   workspaceId = w.workspace.id;
   await setPerMinute(t.db.pool, workspaceId, 100_000);
-  const res = await t.app.http.inject({
-    method: 'POST',
-    url: '/v1/reconcile-credentials',
-    headers: { authorization: `Bearer ${w.key.key}` },
-    payload: {},
-  });
-  token = res.json().data.token;
+  token = await newCredential(t.app.http, w.key.key);
 });
 after(() => t.close());
 

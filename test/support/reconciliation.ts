@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv } from 'ajv';
+import type { FastifyInstance } from 'fastify';
 import addFormatsPlugin from 'ajv-formats';
 import { projectRoot } from '../../src/config/paths.js';
 
@@ -62,4 +63,16 @@ export function assertSpecValid(name: SpecSchema, value: unknown): void {
   const validate = ajv.getSchema(`${BASE}${name}.json`);
   assert.ok(validate, `no schema ${name}`);
   assert.ok(validate(value), `not a valid ${name}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value)}`);
+}
+
+/** A new reconciliation credential of the workspace of `key`, made through the API as a customer makes one. */
+export async function newCredential(app: { inject: FastifyInstance['inject'] }, key: string): Promise<string> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/reconcile-credentials',
+    headers: { authorization: `Bearer ${key}` },
+    payload: {},
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  return (res.json() as { data: { token: string } }).data.token;
 }

@@ -1,5 +1,10 @@
 // Hand-built registry records for tests. Offsets are the spec's own 1-based numbers
 // (docs/bulk-files.md), independent of layout.ts, so a wrong offset there cannot hide.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type pg from 'pg';
+import { importFiles } from '../../src/registry/import/index.js';
 
 /** A blank record of `size` bytes with `fields` written at their 1-based start. */
 export function record(size: number, fields: Array<[number, string | Buffer]>, filler = 0x20): Buffer {
@@ -86,3 +91,15 @@ export function event(e: Ev): Buffer {
 /** Lines joined with LF (daily files) or CR LF (snapshot members), each terminated. */
 export const fileOf = (lines: Buffer[], crlf = false): Buffer =>
   Buffer.concat(lines.flatMap((l) => [l, Buffer.from(crlf ? '\r\n' : '\n')]));
+
+/** Imports `corps` as one daily corporate file dated 2026-03-09, none rejected. */
+export async function importCorps(pool: pg.Pool, corps: readonly Corp[]): Promise<void> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'rl-corps-'));
+  try {
+    await writeFile(path.join(dir, '20260309c.txt'), fileOf(corps.map(corporate)));
+    const summary = await importFiles(pool, [dir]);
+    if (summary.totals.records_rejected !== 0) throw new Error(`rejected: ${JSON.stringify(summary.files)}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -32,6 +32,18 @@ const jobId = z
   .meta({ description: 'The job id.' });
 
 const workspaceOf = (ctx: HandlerContext): string => ctx.caller!.workspaceId;
+
+/** What reading and cancelling a job share: the id in the path, the job answered, free. */
+const ONE_JOB = {
+  tag: 'Matching',
+  tool: null,
+  params: z.strictObject({ id: jobId }),
+  kind: 'single',
+  result: MatchJob,
+  response: singleEnvelope(MatchJob),
+  metered: false,
+  errors: [404],
+} as const;
 const notFound = (id: string): ApiError => new ApiError('not_found', `No match job ${id}.`);
 
 const listMatchJobs = defineOperation({
@@ -55,20 +67,13 @@ const listMatchJobs = defineOperation({
 });
 
 const getMatchJob = defineOperation({
+  ...ONE_JOB,
   name: 'getMatchJob',
-  tag: 'Matching',
-  tool: null,
   path: '/match/jobs/{id}',
   title: 'Get a match job',
   description:
     'One match job: its status (queued, running, completed, failed, cancelled), rows done and matched, and why it ' +
     'failed. Free of charge.',
-  params: z.strictObject({ id: jobId }),
-  kind: 'single',
-  result: MatchJob,
-  response: singleEnvelope(MatchJob),
-  metered: false,
-  errors: [404],
   async handle(p, ctx) {
     const job = await getJob(ctx.services.jobs, workspaceOf(ctx), p.id);
     if (!job) throw notFound(p.id);
@@ -77,21 +82,14 @@ const getMatchJob = defineOperation({
 });
 
 const cancelMatchJob = defineOperation({
+  ...ONE_JOB,
   name: 'cancelMatchJob',
-  tag: 'Matching',
-  tool: null,
   method: 'post',
   path: '/match/jobs/{id}/cancel',
   title: 'Cancel a match job',
   description:
     'Stops a queued or running job at its next chunk of rows; the rows done stay done, charged and downloadable. ' +
     'A finished job is answered as it is. Free of charge.',
-  params: z.strictObject({ id: jobId }),
-  kind: 'single',
-  result: MatchJob,
-  response: singleEnvelope(MatchJob),
-  metered: false,
-  errors: [404],
   async handle(p, ctx) {
     const job = await cancelJob(ctx.services.jobs, workspaceOf(ctx), p.id, ctx.now);
     if (!job) throw notFound(p.id);
