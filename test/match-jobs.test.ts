@@ -150,6 +150,13 @@ describe('match jobs', () => {
       [await upload(key.key, 'Company\n', 'name=Company'), 400, 'body'],
       [await upload(key.key, 'Company,Town\n"unclosed,Tampa\n', 'name=Company'), 400, 'body'],
     ];
+    const bare = await t.app.http.inject({
+      method: 'POST',
+      url: '/v1/match/jobs?name=Company',
+      headers: { authorization: `Bearer ${key.key}` },
+    });
+    assert.equal(bare.statusCode, 400, bare.body);
+    assert.ok('content-type' in bare.json().error.details);
     const refused = await upload(test.key, csvOf(3));
     assert.equal(refused.statusCode, 403, refused.body);
     for (const [res, status, param] of cases) {

@@ -66,7 +66,8 @@ export async function matchJobRoutes(app: FastifyInstance, deps: MatchJobDeps): 
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
 
   const upload = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const body = req.body as Readable;
+    // No body at all is none (Fastify calls no parser).
+    const body = req.body as Readable | undefined;
     const outcome = await pipeline.account(
       { headers: credentialHeaders(req), requestId: req.id, member: await member(req) },
       async (caller) => {
@@ -80,6 +81,7 @@ export async function matchJobRoutes(app: FastifyInstance, deps: MatchJobDeps): 
             { 'content-type': `must be one of ${Object.keys(FORMATS).join(', ')}` },
             'Send the file as CSV (with a header row) or JSON lines.',
           );
+        if (!body) throw badRequest({ body: 'is missing: send the file as the body' }, 'The request has no file.');
         const idempotency = readIdempotencyKey(req.headers[IDEMPOTENCY_HEADER]);
         if (idempotency && 'invalid' in idempotency) throw badRequest({ 'Idempotency-Key': idempotency.invalid });
         const key = idempotency?.key ?? null;
@@ -111,7 +113,7 @@ export async function matchJobRoutes(app: FastifyInstance, deps: MatchJobDeps): 
     );
     recordCall(req, outcome, 'rest');
     // Whatever was not read of a refused file is drained, so that the answer reaches the client.
-    body.resume();
+    body?.resume();
     return sendOutcome(reply, outcome.status === 200 ? { ...outcome, status: 202 } : outcome);
   };
 
