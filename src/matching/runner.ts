@@ -9,8 +9,8 @@ import { finishJob } from './finish.js';
 
 /** Rows matched and committed together: a matcher call's most, and one short transaction. */
 const CHUNK_ROWS = 100;
-/** Distinct rows a job remembers the results of (some 50 MB at most): a list's repeats are matched once. */
-const SEEN_ROWS = 100_000;
+/** Distinct rows a job remembers the results of (some 10 MB): a list's nearby repeats are matched once. */
+const SEEN_ROWS = 10_000;
 /** With no job to claim, a worker looks again after this long: the longest a new job waits to start. */
 const IDLE_POLL_MS = 2_000;
 /** After an unexpected error (the database away), a worker leaves the job and waits this long before claiming. */
