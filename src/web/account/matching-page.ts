@@ -88,7 +88,7 @@ function actions(req: FastifyRequest, j: MatchJob): Html {
     html`<a
       class="button small secondary"
       href="/account/matching/jobs/${j.id}/results?format=${format}"
-      aria-label="${text} of ${label}"
+      aria-label="Download ${text} of ${label}"
       download
       >${text}</a
     >`;
@@ -101,8 +101,8 @@ function actions(req: FastifyRequest, j: MatchJob): Html {
           </form>`
         : ''
     }
-    <span data-downloads${j.done_rows > 0 ? '' : html` hidden`}>
-      ${results('csv', 'Download CSV')} ${results('jsonl', 'Download JSON lines')}
+    <span class="job-downloads" data-downloads${j.done_rows > 0 ? '' : html` hidden`}>
+      <span class="hint">Download</span> ${results('csv', 'CSV')} ${results('jsonl', 'JSON lines')}
     </span>
   </div>`;
 }
@@ -117,10 +117,13 @@ function jobRow(req: FastifyRequest, j: MatchJob): Html {
     </td>
     <td class="job-progress">
       <progress max="${j.total_rows}" value="${j.done_rows}" aria-label="Rows done of ${name}"></progress>
-      <span class="hint"><span data-part="done">${num(j.done_rows)}</span> of ${num(j.total_rows)} rows</span>
+      <span class="hint"
+        ><span data-part="done">${num(j.done_rows)}</span> of ${num(j.total_rows)}
+        row${j.total_rows === 1 ? '' : 's'}</span
+      >
     </td>
-    <td class="num" data-part="matched">${num(j.matched_rows)}</td>
-    <td class="nowrap">${when(j.created_at)}</td>
+    <td class="num" data-label="Matched" data-part="matched">${num(j.matched_rows)}</td>
+    <td class="nowrap" data-label="Created">${when(j.created_at)}</td>
     <td>${actions(req, j)}</td>
   </tr>`;
 }
@@ -150,7 +153,7 @@ function jobsCard(req: FastifyRequest, v: MatchingView): Html {
             <th>Progress</th>
             <th class="num">Matched</th>
             <th>Created</th>
-            <th><span class="sr-only">Actions</span></th>
+            <th></th>
           </tr>
         </thead>
         <tbody>

@@ -86,8 +86,10 @@ export async function matchingRoutes(app: FastifyInstance, deps: WebDeps): Promi
         body: confirmationCard(req, {
           question: `Cancel the job ${job.file_name ? `"${job.file_name}"` : job.id}?`,
           consequence:
-            `It stops at its next chunk of rows. The ${job.done_rows.toLocaleString('en-US')} rows done so far ` +
-            'stay done, charged and downloadable; the others are never matched. A cancelled job cannot be resumed.',
+            job.status === 'queued'
+              ? 'It never starts: none of its rows is matched or charged. A cancelled job cannot be resumed.'
+              : `It stops at its next chunk of rows. The ${job.done_rows.toLocaleString('en-US')} rows done so far ` +
+                'stay done, charged and downloadable; the others are never matched. A cancelled job cannot be resumed.',
           action: `${PAGE}/jobs/${job.id}/cancel`,
           button: 'Cancel the job',
           back: { href: PAGE, label: 'Keep it running' },

@@ -100,9 +100,11 @@
 
     const refuse = (message, details) => {
       error.replaceChildren(message);
-      if (details && Object.keys(details).length) {
+      // A detail that only repeats the message (a file's refusal names its row in both) is said once.
+      const more = Object.entries(details ?? {}).filter(([, why]) => why !== message);
+      if (more.length) {
         const list = document.createElement('ul');
-        for (const [field, why] of Object.entries(details)) {
+        for (const [field, why] of more) {
           const item = document.createElement('li');
           item.textContent = `${field}: ${why}`;
           list.append(item);
@@ -141,7 +143,8 @@
       }
       const rows = `${seen.exact ? '' : 'about '}${num(seen.rows)} row${seen.rows === 1 ? '' : 's'}`;
       const short = seen.rows > balance ? ` Your balance is ${num(balance)}: the job stops when it runs out.` : '';
-      cost.textContent = `${rows}: ${seen.exact ? '' : 'about '}${num(seen.rows)} credits, one per row.${short}`;
+      const credits = `${seen.exact ? '' : 'about '}${num(seen.rows)} credit${seen.rows === 1 ? '' : 's'}`;
+      cost.textContent = `${rows}: ${credits}, one per row.${short}`;
       cost.hidden = false;
       mapping.hidden = false;
       start.disabled = false;
