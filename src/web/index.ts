@@ -14,6 +14,7 @@ import { keyRoutes } from './account/keys.js';
 import { logRoutes } from './account/logs.js';
 import { auditRoutes } from './account/audit.js';
 import { monitoringRoutes } from './account/monitoring.js';
+import { matchingRoutes } from './account/matching.js';
 import { memberRoutes } from './account/members.js';
 import { overviewRoutes } from './account/overview.js';
 import { playgroundRoutes } from './account/playground.js';
@@ -94,6 +95,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
       logRoutes,
       auditRoutes,
       monitoringRoutes,
+      matchingRoutes,
       playgroundRoutes,
       memberRoutes,
       settingsRoutes,

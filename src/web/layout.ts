@@ -8,7 +8,7 @@ import { csrfToken, webState } from './context.js';
 import { html, type Html } from './html.js';
 
 /** Bumped with the assets, so browsers that cached the old ones fetch the new. */
-const ASSET_VERSION = '4';
+const ASSET_VERSION = '5';
 const asset = (path: string): string => `/assets/${path}?v=${ASSET_VERSION}`;
 
 export interface PageOptions {
@@ -117,6 +117,7 @@ const ACCOUNT_SECTIONS = [
   ['/account/logs', 'Request log'],
   ['/account/audit', 'Audit log'],
   ['/account/monitoring', 'Monitoring'],
+  ['/account/matching', 'Matching'],
   ['/account/playground', 'Playground'],
   ['/account/members', 'Members'],
   ['/account/settings', 'Settings'],
