@@ -28,7 +28,13 @@ const reservations = async (ws: string): Promise<number> =>
   Number(
     (await t.db.pool.query('SELECT count(*) AS n FROM credit_reservations WHERE workspace_id = $1', [ws])).rows[0].n,
   );
-const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 150));
+/** Waits for the workspace's reservations to be settled (a loaded machine takes longer than a moment), 5 s at most. */
+async function settle(ws: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if ((await reservations(ws)) === 0) return;
+  }
+}
 
 /** Writes raw bytes on a new connection; resolves with everything the server sent back once it closes. */
 function raw(bytes: string): Promise<string> {
@@ -52,7 +58,7 @@ describe('an answer the client never gets', () => {
       );
       assert.match(answer, /^HTTP\/1\.1 400 /);
     }
-    await settle();
+    await settle(workspace.id);
     assert.equal(await remaining(workspace.id), 50_000);
     assert.equal(await reservations(workspace.id), 0);
     assert.ok(await consistent(workspace.id));
@@ -74,7 +80,7 @@ describe('an answer the client never gets', () => {
     assert.ok(outcomes.every((o) => o instanceof Error));
     await blocker.query('COMMIT');
     blocker.release();
-    await settle();
+    await settle(workspace.id);
     await t.app.requestLog.flush();
     const { rows } = await t.db.pool.query<{ status: number; credits: number }>(
       'SELECT status, credits FROM request_logs WHERE workspace_id = $1',
