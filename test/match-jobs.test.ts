@@ -100,7 +100,10 @@ describe('match jobs', () => {
     assert.match(csv.headers['content-type'] as string, /^text\/csv/);
     const lines = csv.body.trim().split('\n');
     assert.equal(lines.length, 251);
-    assert.match(lines[0]!, /^row,name,city,zip,address,officer,entity_type,document_number,reference,match,/);
+    assert.match(
+      lines[0]!,
+      /^row,name,city,zip,address,officer,entity_type,document_number,reference,match,candidate_document_number,/,
+    );
     const first = names[0]!;
     assert.ok(lines[1]!.startsWith(`1,`) && lines[1]!.includes(`,true,${first.doc},`), lines[1]);
     const jsonl = await t.get(`/v1/match/jobs/${job.id}/results?format=jsonl`, key.key);

@@ -18,12 +18,13 @@ const CANDIDATE = [
   'principal_zip',
 ] as const;
 
-/** The CSV's columns: the row, its fields, the verdict, the candidate, its score and grades. */
+/** The CSV's columns: the row, its fields, the verdict, the candidate (named apart from the row's own document
+ * number and type), its score and grades. */
 const RESULT_COLUMNS = [
   'row',
   ...MATCH_FIELDS,
   'match',
-  ...CANDIDATE,
+  ...CANDIDATE.map((f) => `candidate_${f}`),
   'score',
   ...GRADED.map((f) => `grade_${f}`),
 ] as const;
