@@ -153,11 +153,15 @@ export class Pipeline {
 
       const more = op.metered ? (op.credits?.(parsed.data) ?? 1) - 1 : 0;
       if (more > 0) {
-        const rest = await Promise.all(
-          Array.from({ length: more }, () => this.authenticate(inv, { ...ask, reserve: true })),
-        );
-        charges = [...charges, ...rest.flatMap(reserved)];
-        rest.forEach((r) => refuseBatchByGate(r, more + 1));
+        // Every check is awaited and every credit one took is kept in `charges` before any failure is thrown, so
+        // that the refusal or error path releases them all.
+        const asked = Array.from({ length: more }, () => this.authenticate(inv, { ...ask, reserve: true }));
+        const rest = await Promise.allSettled(asked);
+        charges = [...charges, ...rest.flatMap((r) => (r.status === 'fulfilled' ? reserved(r.value) : []))];
+        for (const r of rest) {
+          if (r.status === 'rejected') throw r.reason;
+          refuseBatchByGate(r.value, more + 1);
+        }
       }
 
       const result = await op.handle(parsed.data, this.context(inv, caller));
