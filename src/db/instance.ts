@@ -36,6 +36,11 @@ export class InstanceHolder {
     client.on('end', () => this.lost(client));
     await client.connect();
     await client.query(INSTANCE_LOCK_SQL, [this.instance]);
+    // Stopped while this (re)connection was under way: its lock must not outlive the holder.
+    if (this.closed) {
+      await client.end().catch(() => {});
+      return;
+    }
     this.client = client;
   }
 
