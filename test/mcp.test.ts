@@ -160,6 +160,7 @@ describe('discovery', () => {
       'date_to',
       'limit',
       'offset',
+      'cursor',
     ]);
     assert.equal(leads.inputSchema.additionalProperties, false);
     const search = tools.find((x) => x.name === 'search_entities')!.inputSchema.properties as Record<

@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   mcp_disabled: 403,
   not_found: 404,
   conflict: 409,
+  cursor_expired: 410,
   rate_limited: 429,
   internal_error: 500,
 } as const;

@@ -63,6 +63,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Authenticated but not permitted (plan without REST, MCP, CSV or the lead feed).',
   404: 'Not found.',
   409: 'The Idempotency-Key was used with another request, or its first request is still being answered. Free.',
+  410: 'cursor_expired: the cursor read the data as of a version no longer kept; start the walk again. Free.',
   429: 'Per-minute limit or monthly quota exceeded; see Retry-After.',
   500: 'Server failure; retry with backoff. Costs nothing.',
 };

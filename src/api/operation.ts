@@ -16,7 +16,7 @@ export interface HandlerContext {
 
 export interface ListResult<T = unknown> {
   data: T[];
-  pagination: { limit: number; offset: number; total: number; has_more: boolean };
+  pagination: { limit: number; offset: number; total: number; has_more: boolean; next_cursor: string | null };
   facets?: Record<string, Array<{ value: string; count: number }>>;
 }
 

@@ -14,14 +14,36 @@ export function limit(def: number, max: number) {
     .meta({ description: `Page size, ${def} by default; values above ${max} are clamped to ${max}.`, maximum: max });
 }
 
+/**
+ * The deepest offset a page may start at: deeper pages cost more with every row skipped (offset 400,000 of a city
+ * took 854 ms at 12.6 million entities), where a cursor's page costs what the first does.
+ */
+const OFFSET_MAX = 10_000;
+
 const offset = z.coerce
   .number({ error: 'must be an integer' })
   .int({ error: 'must be an integer' })
   .min(0, { error: 'must not be negative' })
-  .default(0)
-  .meta({ description: 'Rows to skip.' });
+  .max(OFFSET_MAX, {
+    error: `must be at most ${OFFSET_MAX}: read further with cursor (each page's pagination.next_cursor)`,
+  })
+  .optional()
+  .meta({ description: `Rows to skip (0 by default, at most ${OFFSET_MAX}); to read further, use cursor.` });
 
-export const pagination = (def: number, max: number) => ({ limit: limit(def, max), offset });
+const cursor = z
+  .string({ error: 'must be a single text value' })
+  .max(2000, { error: 'must be at most 2000 characters' })
+  .regex(/^[\w-]+\.[\w-]+$/, {
+    error: 'is not a cursor of this service: pass pagination.next_cursor as a page gave it',
+  })
+  .optional()
+  .meta({
+    description:
+      "The previous page's pagination.next_cursor: the next page of the same query, however deep " +
+      '(not with offset). A walk reads the data as it was at its first page.',
+  });
+
+export const pagination = (def: number, max: number) => ({ limit: limit(def, max), offset, cursor });
 
 /**
  * Text the database can hold: PostgreSQL text has no NUL character, so one in a parameter is the

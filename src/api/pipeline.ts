@@ -117,7 +117,7 @@ export class Pipeline {
     let charges: number[] = [];
     let claimed: string | null = null;
     try {
-      const parsed = op.params.safeParse(inv.args);
+      const parsed = this.deps.services.cursors.parse(op, inv.args);
       const idempotency = readIdempotencyKey(inv.idempotencyKey);
       const valid = parsed.success && !(idempotency && 'invalid' in idempotency);
       // Under a key the credit is reserved once the key is claimed: a replay costs nothing.

@@ -14,6 +14,14 @@ const Pagination = z.object({
   offset: z.number().int(),
   total: z.number().int().meta({ description: 'Exact number of matches of the query (not of the page).' }),
   has_more: z.boolean().meta({ description: 'offset + limit < total' }),
+  next_cursor: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        'The next page of the same query as the cursor parameter: null on the last page. A walk by cursor reads ' +
+        'the data as it was at its first page, however long it takes and whatever imports run meanwhile.',
+    }),
 });
 
 export const ErrorEnvelope = z

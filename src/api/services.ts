@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/index.js';
 import { DatasetInfo } from '../registry/dataset-info.js';
 import { createSearch, type Search } from '../search/index.js';
+import { CursorCodec } from './cursor.js';
 
 export interface Services {
   readonly search: Search;
@@ -19,6 +20,8 @@ export interface Services {
    * Reconciliation credentials are written on the primary, hashed under the keys' pepper; `baseUrl` is where
    * clients reach the service (PUBLIC_BASE_URL), for the service URL a new credential is shown with.
    */
+  /** Signs and reads the cursors of list pages (under a key derived from the keys' pepper). */
+  readonly cursors: CursorCodec;
   readonly credentials: {
     readonly pool: pg.Pool;
     readonly pepper: string;
@@ -39,6 +42,7 @@ export function createServices(
     usage: (caller) => accountUsage(db.pool, caller, clock.now()),
     monitoring: { pool: db.pool, allowPrivate: opts.allowPrivateWebhooks ?? false },
     jobs: db.pool,
+    cursors: new CursorCodec(opts.pepper),
     credentials: { pool: db.pool, pepper: opts.pepper, clock, baseUrl: opts.baseUrl },
   };
 }

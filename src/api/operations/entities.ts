@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { EntityDetail, EntityHit, FACETS, SORTS, STATUS_VALUES } from '../../search/index.js';
+import { EntityDetail, EntityHit, FACETS, SORTS, STATUS_VALUES, type EntityPage } from '../../search/index.js';
 import { ApiError } from '../errors.js';
 import { defineOperation } from '../operation.js';
 import { documentNumber, entityTypeCode, isoDate, multi, oneOf, pagination, text, twoLetters } from '../params.js';
 import { listEnvelope, singleEnvelope } from '../schemas.js';
-import { listResult, USE_NOTE } from './list.js';
+import { paged, USE_NOTE } from './list.js';
 
 export const entitySearchParams = z.strictObject({
   name: text(
@@ -66,11 +66,15 @@ export const searchEntities = defineOperation({
   result: EntityHit,
   response: listEnvelope(EntityHit, true),
   metered: true,
-  errors: [400],
+  errors: [400, 410],
   async handle(p, ctx) {
-    const page = await ctx.services.search.entities(p);
-    const result = listResult(page, p);
-    return page.facets ? { ...result, facets: page.facets } : result;
+    let facets: EntityPage['facets'];
+    const result = await paged(ctx, this.name, p, async (page, walk) => {
+      const found = await ctx.services.search.entityWalk({ ...p, ...page }, walk);
+      facets = found.facets;
+      return found;
+    });
+    return facets ? { ...result, facets } : result;
   },
 });
 

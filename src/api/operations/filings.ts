@@ -4,7 +4,7 @@ import { defineOperation } from '../operation.js';
 import { isoDate, pagination } from '../params.js';
 import { FilingHit } from '../../search/index.js';
 import { listEnvelope } from '../schemas.js';
-import { listResult, USE_NOTE } from './list.js';
+import { paged, USE_NOTE } from './list.js';
 
 export const listDailyFilings = defineOperation({
   name: 'listDailyFilings',
@@ -25,11 +25,14 @@ export const listDailyFilings = defineOperation({
   result: FilingHit,
   response: listEnvelope(FilingHit),
   metered: true,
-  errors: [400],
+  errors: [400, 410],
   async handle(p, ctx) {
-    const date = p.date ?? (await ctx.services.search.latestFilingDate(isoDay(ctx.now)));
-    if (!date) return listResult({ hits: [], total: 0 }, p);
-    return listResult(await ctx.services.search.filingsBetween(date, date, p), p);
+    // A walk keeps the day of its first page, though a newer one has filings by now.
+    return paged(ctx, this.name, p, async (page, walk) => {
+      const date = walk?.scope?.[0] ?? p.date ?? (await ctx.services.search.latestFilingDate(isoDay(ctx.now)));
+      if (!date) return { hits: [], total: 0 };
+      return { ...(await ctx.services.search.filingsBetween(date, date, page, walk)), scope: [date] };
+    });
   },
 });
 
@@ -56,11 +59,12 @@ export const listRecentFilings = defineOperation({
   result: FilingHit,
   response: listEnvelope(FilingHit),
   metered: true,
-  errors: [400],
+  errors: [400, 410],
   async handle(p, ctx) {
-    return listResult(
-      await ctx.services.search.filingsBetween(addDays(isoDay(ctx.now), -p.days), isoDay(ctx.now), p),
-      p,
-    );
+    // A walk keeps the days of its first page, whatever the date when it reads on.
+    return paged(ctx, this.name, p, async (page, walk) => {
+      const [from, to] = walk?.scope ?? [addDays(isoDay(ctx.now), -p.days), isoDay(ctx.now)];
+      return { ...(await ctx.services.search.filingsBetween(from!, to!, page, walk)), scope: [from!, to!] };
+    });
   },
 });

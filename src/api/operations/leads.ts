@@ -5,7 +5,7 @@ import { toCsv } from '../csv.js';
 import { defineOperation } from '../operation.js';
 import { entityTypeCode, isoDate, pagination, text } from '../params.js';
 import { listEnvelope } from '../schemas.js';
-import { listResult, USE_NOTE } from './list.js';
+import { paged, USE_NOTE } from './list.js';
 
 const county = z
   .string({ error: 'must be a single text value' })
@@ -45,9 +45,9 @@ export const listNewBusinessLeads = defineOperation({
   response: listEnvelope(LeadHit),
   metered: true,
   leadFeed: true,
-  errors: [400, 403],
+  errors: [400, 403, 410],
   async handle(p, ctx) {
-    return listResult(await ctx.services.search.leads(p), p);
+    return paged(ctx, this.name, p, (page, walk) => ctx.services.search.leads({ ...p, ...page }, walk));
   },
 });
 

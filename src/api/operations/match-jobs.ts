@@ -7,6 +7,7 @@ import { ApiError } from '../errors.js';
 import { defineOperation, type HandlerContext } from '../operation.js';
 import { pagination } from '../params.js';
 import { listEnvelope, singleEnvelope } from '../schemas.js';
+import { paged } from './list.js';
 
 export const MatchJob = z
   .object({
@@ -60,9 +61,10 @@ const listMatchJobs = defineOperation({
   metered: false,
   errors: [],
   async handle(p, ctx) {
-    const { jobs, total } = await listJobs(ctx.services.jobs, workspaceOf(ctx), p);
-    const has_more = p.offset + p.limit < total;
-    return { data: jobs, pagination: { limit: p.limit, offset: p.offset, total, has_more } };
+    return paged(ctx, this.name, p, async (page) => {
+      const { jobs, total } = await listJobs(ctx.services.jobs, workspaceOf(ctx), page);
+      return { hits: jobs, total };
+    });
   },
 });
 

@@ -3,7 +3,7 @@ import { defineOperation } from '../operation.js';
 import { pagination, text } from '../params.js';
 import { AddressHit, AgentHit, OfficerHit } from '../../search/index.js';
 import { listEnvelope } from '../schemas.js';
-import { listResult, USE_NOTE } from './list.js';
+import { paged, USE_NOTE } from './list.js';
 
 export const searchOfficers = defineOperation({
   name: 'searchOfficers',
@@ -31,7 +31,7 @@ export const searchOfficers = defineOperation({
   metered: true,
   errors: [400],
   async handle(p, ctx) {
-    return listResult(await ctx.services.search.officers(p), p);
+    return paged(ctx, this.name, p, (page) => ctx.services.search.officers({ ...p, ...page }));
   },
 });
 
@@ -52,7 +52,7 @@ export const searchAgents = defineOperation({
   metered: true,
   errors: [400],
   async handle(p, ctx) {
-    return listResult(await ctx.services.search.agents(p), p);
+    return paged(ctx, this.name, p, (page) => ctx.services.search.agents({ ...p, ...page }));
   },
 });
 
@@ -73,6 +73,6 @@ export const searchAddresses = defineOperation({
   metered: true,
   errors: [400],
   async handle(p, ctx) {
-    return listResult(await ctx.services.search.addresses(p), p);
+    return paged(ctx, this.name, p, (page) => ctx.services.search.addresses({ ...p, ...page }));
   },
 });

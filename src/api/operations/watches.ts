@@ -16,7 +16,7 @@ import { defineOperation, type Operation } from '../operation.js';
 import { documentNumber, multi, pagination, text } from '../params.js';
 import { listEnvelope, singleEnvelope } from '../schemas.js';
 import { entitySearchParams } from './entities.js';
-import { listResult, USE_NOTE } from './list.js';
+import { paged, USE_NOTE } from './list.js';
 import { MonitoringEvent, monitoringId, ON_ONE_EVENT, refusing, who } from './monitoring-shared.js';
 
 const Watch = z
@@ -50,9 +50,10 @@ export const listEntityWatches = defineOperation({
   metered: false,
   errors: [],
   async handle(p, ctx) {
-    const page = { limit: p.limit, offset: p.offset };
-    const { rows, total } = await listWatches(ctx.services.monitoring.pool, who(ctx).workspace, page);
-    return listResult({ hits: rows, total }, page);
+    return paged(ctx, this.name, p, async (page) => {
+      const { rows, total } = await listWatches(ctx.services.monitoring.pool, who(ctx).workspace, page);
+      return { hits: rows, total };
+    });
   },
 });
 
@@ -202,14 +203,15 @@ export const listWatchEvents = defineOperation({
   metered: true,
   errors: [],
   async handle(p, ctx) {
-    const { rows, total } = await listEvents(ctx.services.monitoring.pool, who(ctx).workspace, {
-      ...(p.since ? { since: p.since } : {}),
-      ...(p.type ? { types: p.type } : {}),
-      ...(p.after_sequence === undefined ? {} : { afterSequence: p.after_sequence }),
-      limit: p.limit,
-      offset: p.offset,
+    return paged(ctx, this.name, p, async (page) => {
+      const { rows, total } = await listEvents(ctx.services.monitoring.pool, who(ctx).workspace, {
+        ...(p.since ? { since: p.since } : {}),
+        ...(p.type ? { types: p.type } : {}),
+        ...(p.after_sequence === undefined ? {} : { afterSequence: p.after_sequence }),
+        ...page,
+      });
+      return { hits: rows, total };
     });
-    return listResult({ hits: rows, total }, p);
   },
 });
 

@@ -9,7 +9,7 @@ import { listAttempts } from '../../monitoring/log.js';
 import { defineOperation, type Operation } from '../operation.js';
 import { pagination } from '../params.js';
 import { listEnvelope, singleEnvelope } from '../schemas.js';
-import { listResult } from './list.js';
+import { paged } from './list.js';
 import { actor, MonitoringEvent, monitoringId, ON_ONE_EVENT, refusing, who } from './monitoring-shared.js';
 
 const Endpoint = z
@@ -270,9 +270,10 @@ export const listWebhookDeliveries = defineOperation({
   metered: false,
   errors: [404],
   async handle(p, ctx) {
-    const page = { limit: p.limit, offset: p.offset };
-    const log = await refusing(() => listAttempts(ctx.services.monitoring.pool, who(ctx).workspace, p.id, page));
-    return listResult({ hits: log.rows, total: log.total }, page);
+    return paged(ctx, this.name, p, async (page) => {
+      const log = await refusing(() => listAttempts(ctx.services.monitoring.pool, who(ctx).workspace, p.id, page));
+      return { hits: log.rows, total: log.total };
+    });
   },
 });
 

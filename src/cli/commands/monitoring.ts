@@ -113,7 +113,7 @@ function registerWebhooks(program: Command): void {
       action(
         async (c, id: string, o: PageOpts) => {
           const p = checkInput(hookOps.listWebhookDeliveries, { id, ...page(o) });
-          return (await listAttempts(c.pool, o.workspace, p.id, { limit: p.limit, offset: p.offset })).rows;
+          return (await listAttempts(c.pool, o.workspace, p.id, { limit: p.limit, offset: p.offset ?? 0 })).rows;
         },
         (rows) =>
           lines(
@@ -136,7 +136,7 @@ function registerWatches(program: Command): void {
       action(
         async (c, o: PageOpts) => {
           const p = checkInput(watchOps.listEntityWatches, page(o));
-          const pageOf = { limit: p.limit, offset: p.offset };
+          const pageOf = { limit: p.limit, offset: p.offset ?? 0 };
           return listOf(c, o.workspace, async () => (await store.listWatches(c.pool, o.workspace, pageOf)).rows);
         },
         (rows) => lines(rows, (w) => `${w.document_number}  ${w.name ?? '(no longer in the registry)'}`, 'no watches'),
@@ -210,7 +210,7 @@ function registerWatches(program: Command): void {
             ...page(o),
           });
           await plan(c, o.workspace);
-          const opts = { limit: p.limit, offset: p.offset };
+          const opts = { limit: p.limit, offset: p.offset ?? 0 };
           return (
             await eventLog.listEvents(c.pool, o.workspace, {
               ...opts,

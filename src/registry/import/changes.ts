@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { CountMoves } from '../dataset.js';
 import { CopyWriter, type CopyValue } from './copy.js';
 import { type Schema, refreshCorporateDerived, refreshEventDerived, rememberCorporateDerived } from './derived.js';
+import { NEXT_VERSION } from './history.js';
 import { ENTITY_COLUMNS, EVENT_COLUMNS, OFFICER_COLUMNS } from './rows.js';
 
 export interface ChangeCounts {
@@ -29,6 +30,10 @@ async function upsertCounted(client: pg.PoolClient, upsert: string): Promise<{ l
     SELECT count(*) FILTER (WHERE inserted) AS loaded, count(*) FILTER (WHERE NOT inserted) AS updated FROM w`);
   return rows[0] ?? { loaded: 0, updated: 0 };
 }
+
+/** What a written row's `changed_in` says: the version its change set makes, or 0 in a full load. */
+const changedInValue = (changedIn: 'next version' | 'full load'): string =>
+  changedIn === 'full load' ? '0' : NEXT_VERSION;
 
 /** A change set being written: rows carry `ord`, their line order, so the last of duplicates wins. */
 export interface ChangeWriter {
@@ -84,8 +89,15 @@ export async function openChangeSet(client: pg.PoolClient, kind: 'corporate' | '
   };
 }
 
-/** Applies `chg_entities`/`chg_officers` to schema `s`. */
-export async function applyCorporateChanges(client: pg.PoolClient, s: Schema): Promise<ChangeCounts> {
+/**
+ * Applies `chg_entities`/`chg_officers` to schema `s`, marking each row written with `changedIn`: the version
+ * the change set makes (a daily file), or 0 (rows carried into a full load, whose version no cursor reads past).
+ */
+export async function applyCorporateChanges(
+  client: pg.PoolClient,
+  s: Schema,
+  changedIn: 'next version' | 'full load',
+): Promise<ChangeCounts> {
   // The last line for a document number wins within the set.
   await client.query(
     `DELETE FROM chg_entities a USING chg_entities b WHERE a.document_number = b.document_number AND a.ord < b.ord`,
@@ -112,8 +124,10 @@ export async function applyCorporateChanges(client: pg.PoolClient, s: Schema): P
 
   const written = await upsertCounted(
     client,
-    `INSERT INTO ${s}.entities (${cols(ENTITY_COLUMNS)}) SELECT ${cols(ENTITY_COLUMNS)} FROM chg_entities
-     ON CONFLICT (document_number) DO UPDATE SET ${assignments(ENTITY_COLUMNS, ['id', 'document_number'])}`,
+    `INSERT INTO ${s}.entities (${cols(ENTITY_COLUMNS)}, changed_in)
+     SELECT ${cols(ENTITY_COLUMNS)}, ${changedInValue(changedIn)} FROM chg_entities
+     ON CONFLICT (document_number) DO UPDATE
+     SET ${assignments(ENTITY_COLUMNS, ['id', 'document_number'])}, changed_in = excluded.changed_in`,
   );
 
   // An entity's record lists all its officers; most changes (reports, addresses, agents) leave them
@@ -143,8 +157,12 @@ export async function applyCorporateChanges(client: pg.PoolClient, s: Schema): P
   return { ...written, skippedOlder: stale.rowCount ?? 0, moved };
 }
 
-/** Applies `chg_events` to schema `s`. */
-export async function applyEventChanges(client: pg.PoolClient, s: Schema): Promise<ChangeCounts> {
+/** Applies `chg_events` to schema `s`, marking each row written as applyCorporateChanges does. */
+export async function applyEventChanges(
+  client: pg.PoolClient,
+  s: Schema,
+  changedIn: 'next version' | 'full load',
+): Promise<ChangeCounts> {
   await client.query(
     `DELETE FROM chg_events a USING chg_events b
      WHERE a.document_number = b.document_number AND a.sequence = b.sequence AND a.ord < b.ord`,
@@ -154,9 +172,10 @@ export async function applyEventChanges(client: pg.PoolClient, s: Schema): Promi
     WHERE e.document_number = c.document_number AND e.sequence = c.sequence AND e.source_date > c.source_date`);
   const written = await upsertCounted(
     client,
-    `INSERT INTO ${s}.events (${cols(EVENT_COLUMNS)}) SELECT ${cols(EVENT_COLUMNS)} FROM chg_events
+    `INSERT INTO ${s}.events (${cols(EVENT_COLUMNS)}, changed_in)
+     SELECT ${cols(EVENT_COLUMNS)}, ${changedInValue(changedIn)} FROM chg_events
      ON CONFLICT (document_number, sequence)
-     DO UPDATE SET ${assignments(EVENT_COLUMNS, ['document_number', 'sequence'])}`,
+     DO UPDATE SET ${assignments(EVENT_COLUMNS, ['document_number', 'sequence'])}, changed_in = excluded.changed_in`,
   );
   await refreshEventDerived(client, s);
   return {

@@ -5,6 +5,7 @@ import { inTransaction } from '../../db/pool.js';
 import { prewarmDataset } from '../../db/prewarm.js';
 import { datasetAfterImport, moveDatasetCounts, type DatasetCounts } from '../dataset.js';
 import { parseCorporate, parseEvent } from '../parse.js';
+import { forgetHistory, keepReplacedRows } from './history.js';
 import { applyCorporateChanges, applyEventChanges, openChangeSet, type ChangeCounts } from './changes.js';
 import type { ImportObserver, Observed } from './observer.js';
 import { silentProgress, type Progress } from './progress.js';
@@ -124,6 +125,7 @@ async function recordImport(
        newest_file_date = greatest(newest_file_date, $1::date)`,
     [file.fileDate, file.kind === 'quarterly_corporate' && file.fullLoad],
   );
+  if (file.fullLoad) await forgetHistory(client);
 }
 
 /** A loose file: its records as one change set, applied in one transaction. */
@@ -174,11 +176,12 @@ async function applyChanges(
     };
     let counts: ChangeCounts;
     if (corporate) {
-      counts = await applyCorporateChanges(client, 'registry');
+      counts = await applyCorporateChanges(client, 'registry', 'next version');
+      await keepReplacedRows(client);
       if (observer) await observe(() => observer.corporateApplied(client, file.name));
     } else {
       if (observer) await observe(() => observer.eventsRead(client, file.name));
-      counts = await applyEventChanges(client, 'registry');
+      counts = await applyEventChanges(client, 'registry', 'next version');
     }
     const outcome = { ...stats, ...counts, ...observation };
     await recordImport(client, file, sum, startedAt, outcome);

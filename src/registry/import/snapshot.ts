@@ -99,7 +99,7 @@ const corporateUnit: Unit = {
       `CREATE TEMP TABLE chg_officers ON COMMIT DROP AS
        SELECT o.*, 0 AS ord FROM registry.officers o JOIN chg_entities c ON c.document_number = o.document_number`,
     );
-    const counts = await applyCorporateChanges(client, NEXT);
+    const counts = await applyCorporateChanges(client, NEXT, 'full load');
     return counts.loaded + counts.updated;
   },
   observed: 'corporate',
@@ -129,7 +129,7 @@ const eventUnit: Unit = {
       `CREATE TEMP TABLE chg_events ON COMMIT DROP AS SELECT *, 0 AS ord FROM registry.events WHERE source_date > $1`,
       [snapshotDate],
     );
-    const counts = await applyEventChanges(client, NEXT);
+    const counts = await applyEventChanges(client, NEXT, 'full load');
     return counts.loaded + counts.updated;
   },
   observed: 'events',

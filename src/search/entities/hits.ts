@@ -7,7 +7,7 @@ import { statusLabelSql } from '../status.js';
  * The hit's columns, from a row `r` of entities. Blank principal states are Florida's; an entity
  * without a file date shows its last transaction date (or the date its record arrived).
  */
-const entityHitColumns = (r: string): string => `
+export const entityHitColumns = (r: string): string => `
   ${r}.document_number, ${r}.name AS entity_name,
   ${statusLabelSql(`${r}.status`)} AS status,
   ${r}.entity_type, coalesce(${r}.filing_date, ${r}.last_transaction_date, ${r}.source_date)::text AS filing_date,
