@@ -71,7 +71,13 @@ export async function walkFilings(
   const sql = new Sql();
   const pinned = filingMatches(sql, entitiesAt(sql, walk.version, now), eventsAt(sql, walk.version, now), from, to);
   const matches = `(${pinned}) m`;
-  const q = { select: FILING_COLUMNS('m'), from: matches, where: 'true', keys: FILING_KEYS, sql };
+  const q = {
+    select: FILING_COLUMNS('m'),
+    from: [{ from: matches, where: 'true' }],
+    where: 'true',
+    keys: FILING_KEYS,
+    sql,
+  };
   const { rows, last } = await keysetRows<FilingHit>(pool, q, walk.after, page.limit);
   return { hits: rows, total: walk.total, version: walk.version, last };
 }

@@ -59,16 +59,30 @@ function afterBranches(keys: readonly KeyColumn[], after: Keys, sql: Sql): Branc
   return branches;
 }
 
+/** Where rows come from: FROM ... (and joins), and a condition of its own. */
+export interface Source {
+  readonly from: string;
+  readonly where: string;
+}
+
 export interface KeysetQuery {
   /** The columns each row returns, besides its keys (k0, k1, ...). */
   readonly select: string;
-  /** FROM ... (and joins). */
-  readonly from: string;
+  /**
+   * The sources, read apart and merged: each in its own index order, cut at the page's size (the live rows and the
+   * replaced rows of a pinned walk; a union in FROM would be sorted whole).
+   */
+  readonly from: readonly Source[];
   /** The list's own predicate. */
   readonly where: string;
   readonly keys: readonly KeyColumn[];
   /** The statement's parameters so far (`where`'s); forked for each statement. */
   readonly sql: Sql;
+  /**
+   * `index` (the default): each branch is read in its index's order. `whole`: the matches are few and sorted whole
+   * (a fenced `from`), so the branches are one condition over them, read and sorted once.
+   */
+  readonly read?: 'index' | 'whole';
 }
 
 /** A page of rows read on from a row: the rows, and the keys of the last (null when there is none). */
@@ -85,12 +99,16 @@ export async function keysetRows<R>(
   limit: number,
 ): Promise<RowsAfter<R>> {
   const sql = q.sql.fork();
-  const conditions = after ? afterBranches(q.keys, after, sql) : [{ where: 'true', nulls: true }];
+  let conditions = after ? afterBranches(q.keys, after, sql) : [{ where: 'true', nulls: true }];
+  if (q.read === 'whole') conditions = [{ where: `(${conditions.map((c) => c.where).join(') OR (')})`, nulls: true }];
   const lim = sql.p(limit);
-  const branches = conditions.map(
-    (c, b) =>
-      `(SELECT ${b} AS b, ${q.select}, ${keyColumns(q.keys)} FROM ${q.from} WHERE (${q.where}) AND ${c.where}
-        ORDER BY ${keyOrder(q.keys, false, c.nulls)} LIMIT ${lim})`,
+  const branches = conditions.flatMap((c, b) =>
+    q.from.map(
+      (s) =>
+        `(SELECT ${b} AS b, ${q.select}, ${keyColumns(q.keys)} FROM ${s.from}
+          WHERE (${q.where}) AND ${s.where} AND ${c.where}
+          ORDER BY ${keyOrder(q.keys, false, c.nulls)} LIMIT ${lim})`,
+    ),
   );
   const { rows } = await pool.query<Record<string, unknown>>(
     `SELECT * FROM (${branches.join(' UNION ALL ')}) x ORDER BY b, ${keyOrder(q.keys, true, true)} LIMIT ${lim}`,

@@ -2,7 +2,7 @@
 import type pg from 'pg';
 import { keysetRows, type KeyColumn } from './keyset.js';
 import { pageQuery, toPage, type Page, type PageRequest } from './paging.js';
-import { entitiesAt } from './pinned.js';
+import { entitySources } from './pinned.js';
 import { firstPage, walkVersions, type Walk, type WalkPage } from './walk.js';
 import { LeadFileRow, type LeadHit } from './shapes.js';
 import { Sql } from './sql.js';
@@ -68,7 +68,10 @@ export async function walkLeads(pool: pg.Pool, q: LeadQuery, walk: Walk | null):
   }
   const now = await walkVersions(pool, walk);
   const sql = new Sql();
-  const from = `${entitiesAt(sql, walk.version, now)} LEFT JOIN zip_counties z ON z.zip5 = e.principal_zip5`;
+  const from = entitySources(sql, walk.version, now).map((s) => ({
+    from: `${s.from} LEFT JOIN zip_counties z ON z.zip5 = e.principal_zip5`,
+    where: s.where,
+  }));
   const where = leadConditions(q, sql);
   const select = `${LEAD_COLUMNS('e')}, z.county`;
   const { rows, last } = await keysetRows<LeadHit>(

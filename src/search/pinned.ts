@@ -2,6 +2,7 @@
 // written since, and the rows imports replaced since, as they were (registry.entity_history, kept a week).
 import type pg from 'pg';
 import { ENTITY_COLUMNS } from '../registry/import/rows.js';
+import type { Source } from './keyset.js';
 import type { Sql } from './sql.js';
 
 const COLUMNS = [...ENTITY_COLUMNS, 'changed_in'].join(', ');
@@ -20,15 +21,25 @@ export async function datasetVersions(pool: pg.Pool): Promise<Versions> {
 }
 
 /**
- * The entities (alias `e`) a list pinned to `version` reads: the live table while the dataset is still at that
- * version, else the rows as they were then.
+ * The entities (alias `e`) a list pinned to `version` reads, as sources to read apart (src/search/keyset.ts): the
+ * live table while the dataset is still at that version, else its rows no import has written since and the rows
+ * imports replaced since, as they were.
  */
-export function entitiesAt(sql: Sql, version: number, now: Versions): string {
-  if (version === now.version) return 'registry.entities e';
+export function entitySources(sql: Sql, version: number, now: Versions): Source[] {
+  if (version === now.version) return [{ from: 'registry.entities e', where: 'true' }];
   const v = sql.p(version);
-  return `(SELECT ${COLUMNS} FROM registry.entities WHERE changed_in <= ${v}
-           UNION ALL
-           SELECT ${COLUMNS} FROM registry.entity_history WHERE changed_in <= ${v} AND superseded_in > ${v}) e`;
+  return [
+    { from: 'registry.entities e', where: `e.changed_in <= ${v}` },
+    { from: 'registry.entity_history e', where: `e.changed_in <= ${v} AND e.superseded_in > ${v}` },
+  ];
+}
+
+/** The same entities as one relation (alias `e`), for a list of bounded size read whole (a day's filings). */
+export function entitiesAt(sql: Sql, version: number, now: Versions): string {
+  const sources = entitySources(sql, version, now);
+  if (sources.length === 1) return sources[0]!.from;
+  const arms = sources.map((s) => `SELECT ${COLUMNS} FROM ${s.from} WHERE ${s.where}`);
+  return `(${arms.join(' UNION ALL ')}) e`;
 }
 
 /** The events (alias `ev`) a list pinned to `version` reads: those written by then (re-sent ones drop out). */

@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import type { SearchContext } from '../context.js';
 import { keyColumns, keysetRows, rowKeys, type KeyColumn, type Keys, type RowsAfter } from '../keyset.js';
-import { entitiesAt, type Versions } from '../pinned.js';
+import { entitySources, type Versions } from '../pinned.js';
 import type { EntityHit } from '../shapes.js';
 import { entityHitColumns } from './hits.js';
 import type { EntitySearch } from './query.js';
@@ -36,12 +36,17 @@ export async function entitiesAfter(
   const way = await sortedWay(pool, ctx, s, sort, at.total);
   if (way === 'nothing') return { rows: [], last: null };
   const sql = s.sql.fork();
-  const source = entitiesAt(sql, at.pin, at.now);
-  // Sorting all: the fence (OFFSET 0) keeps PostgreSQL from walking the sort's index instead.
-  const [from, where] =
-    way === 'sort all' ? [`(SELECT * FROM ${source} WHERE ${s.where} OFFSET 0) e`, 'true'] : [source, s.where];
+  const sources = entitySources(sql, at.pin, at.now);
   const keys = SORT_KEYS[sort];
-  return keysetRows<EntityHit>(pool, { select: entityHitColumns('e'), from, where, keys, sql }, after, q.limit);
+  const select = entityHitColumns('e');
+  if (way !== 'sort all')
+    return keysetRows<EntityHit>(pool, { select, from: sources, where: s.where, keys, sql }, after, q.limit);
+  // Sorting all: the fence (OFFSET 0) keeps PostgreSQL from walking the sort's index instead.
+  const from = sources.map((f) => ({
+    from: `(SELECT * FROM ${f.from} WHERE ${f.where} AND ${s.where} OFFSET 0) e`,
+    where: 'true',
+  }));
+  return keysetRows<EntityHit>(pool, { select, from, where: 'true', keys, sql, read: 'whole' }, after, q.limit);
 }
 
 /** The keys of the entity `documentNumber` in `sort`'s order, as the live table holds it. */
