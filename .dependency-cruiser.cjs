@@ -15,6 +15,7 @@ const DOMAIN = [
   'billing',
   'monitoring',
   'matching',
+  'exports',
 ];
 /** Each room and the rooms it may import (besides itself and BASE). */
 const MAY_IMPORT = {
@@ -30,8 +31,22 @@ const MAY_IMPORT = {
   sample: ['db', 'text', 'registry'],
   // Match jobs: the search's matcher, charged through the accounts' gate, their end an event of monitoring's.
   matching: ['db', 'jobs', 'search', 'accounts', 'monitoring'],
-  api: ['db', 'jobs', 'ratelimit', 'text', 'registry', 'search', 'accounts', 'billing', 'monitoring', 'matching'],
-  web: ['db', 'ratelimit', 'text', 'registry', 'accounts', 'billing', 'monitoring', 'matching', 'api'],
+  // Exports: written by the background workers, charged through the accounts' gate, their end an event.
+  exports: ['db', 'jobs', 'accounts', 'monitoring'],
+  api: [
+    'db',
+    'jobs',
+    'ratelimit',
+    'text',
+    'registry',
+    'search',
+    'accounts',
+    'billing',
+    'monitoring',
+    'matching',
+    'exports',
+  ],
+  web: ['db', 'ratelimit', 'text', 'registry', 'accounts', 'billing', 'monitoring', 'matching', 'exports', 'api'],
   // The composition root wires every room; the command line runs it.
   main: [...DOMAIN, 'api', 'web'],
   cli: [...DOMAIN, 'api', 'web', 'main'],

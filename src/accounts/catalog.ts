@@ -142,6 +142,12 @@ export const PLANS: Readonly<Record<PlanSlug, Plan>> = {
 /** A batch match (`POST /v1/entities/match`) costs this many credits per query it holds. */
 export const CREDITS_PER_MATCH_QUERY = 1;
 
+/**
+ * An export (`POST /v1/exports`) costs a credit for each started block of this many rows it writes; plans with CSV
+ * may export (the lead feed also needs the lead feed).
+ */
+export const EXPORT_ROWS_PER_CREDIT = 1000;
+
 /** Test keys' own pool, per workspace and cycle. */
 export const TEST_KEY_MONTHLY_CREDITS = 1000;
 /** The trial: full access for 7 days, then the balance is capped once at this. */

@@ -12,6 +12,11 @@ export interface HandlerContext {
   readonly services: Services;
   /** The client's address, for the audit log of the changes it makes. */
   readonly clientIp: string;
+  /**
+   * The request's Idempotency-Key (validated), for an operation that creates something without being metered (an
+   * export): the pipeline replays metered calls itself.
+   */
+  readonly idempotencyKey: string | null;
 }
 
 export interface ListResult<T = unknown> {
@@ -39,6 +44,7 @@ export const OPERATION_TAGS = {
   'People and places': 'Officers, registered agents and addresses.',
   Filings: "Each day's formations and events, and the latest filings.",
   Leads: 'The new-business lead feed (Lead Feed and Enterprise plans).',
+  Exports: "A list's whole result set as a CSV, JSON lines or Parquet file, written in the background.",
   Monitoring: 'Watched entities, saved searches and the events each import writes.',
   Webhooks: 'Signed webhook endpoints for those events, and their deliveries.',
   Account: "The workspace's usage and credits.",

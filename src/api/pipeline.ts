@@ -282,7 +282,9 @@ export class Pipeline {
 
   private context(inv: Invocation, caller: Caller | null) {
     const { requestId, clientIp } = inv;
-    return { requestId, caller, now: this.deps.clock.now(), services: this.deps.services, clientIp };
+    const given = readIdempotencyKey(inv.idempotencyKey);
+    const idempotencyKey = given && 'key' in given ? given.key : null;
+    return { requestId, caller, now: this.deps.clock.now(), services: this.deps.services, clientIp, idempotencyKey };
   }
 
   private failure(f: Failed): Outcome {

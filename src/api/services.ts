@@ -7,6 +7,7 @@ import type { Database } from '../db/index.js';
 import { DatasetInfo } from '../registry/dataset-info.js';
 import { createSearch, type Search } from '../search/index.js';
 import { CursorCodec } from './cursor.js';
+import { ExportLinks } from './export-links.js';
 
 export interface Services {
   readonly search: Search;
@@ -20,6 +21,8 @@ export interface Services {
    * Reconciliation credentials are written on the primary, hashed under the keys' pepper; `baseUrl` is where
    * clients reach the service (PUBLIC_BASE_URL), for the service URL a new credential is shown with.
    */
+  /** Exports are written on the primary; their download links signed under a key derived from the pepper. */
+  readonly exports: { readonly pool: pg.Pool; readonly links: ExportLinks };
   /** Signs and reads the cursors of list pages (under a key derived from the keys' pepper). */
   readonly cursors: CursorCodec;
   readonly credentials: {
@@ -43,6 +46,7 @@ export function createServices(
     monitoring: { pool: db.pool, allowPrivate: opts.allowPrivateWebhooks ?? false },
     jobs: db.pool,
     cursors: new CursorCodec(opts.pepper),
+    exports: { pool: db.pool, links: new ExportLinks(opts.pepper, opts.baseUrl) },
     credentials: { pool: db.pool, pepper: opts.pepper, clock, baseUrl: opts.baseUrl },
   };
 }

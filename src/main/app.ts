@@ -26,6 +26,7 @@ import { createMetrics, type Metrics } from '../metrics.js';
 import { createMailer } from '../accounts/mail.js';
 import { BILLING_ROUTES, billingRoutes } from '../api/billing.js';
 import { MATCH_JOB_ROUTES, matchJobRoutes } from '../api/match-jobs.js';
+import { EXPORT_ROUTES, exportDownloadRoutes } from '../api/export-download.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
 import { stripeWebhook } from '../api/stripe-webhook.js';
 import { logRow } from '../api/call-record.js';
@@ -167,7 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
   const cookies = cookieNames(config.web.secureCookies);
   const payments = deps.payments ?? paymentProvider(config);
-  const openapi = openApiDocument(routes, [...BILLING_ROUTES, ...MATCH_JOB_ROUTES]);
+  const openapi = openApiDocument(routes, [...BILLING_ROUTES, ...MATCH_JOB_ROUTES, ...EXPORT_ROUTES]);
   const webDeps: WebDeps | null =
     deps.webApp === false
       ? null
@@ -207,6 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerRest(http, routes, pipeline, delivery, member);
   await http.register(billingRoutes, { pool: db.pool, pipeline, clock, payments, member });
   await http.register(matchJobRoutes, { pool: db.pool, pipeline, clock, member });
+  await http.register(exportDownloadRoutes, { pool: db.pool, links: services.exports.links, clock });
   await http.register(checkoutRoutes, {
     pool: db.pool,
     limiter,

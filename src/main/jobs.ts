@@ -4,6 +4,7 @@ import { ACCOUNT_JOBS } from '../accounts/jobs.js';
 import { BILLING_JOBS } from '../billing/jobs.js';
 import type { Job } from '../jobs/job.js';
 import { MATCHING_JOBS } from '../matching/purge.js';
+import { EXPORT_JOBS } from '../exports/purge.js';
 import { MONITORING_JOBS } from '../monitoring/jobs.js';
 import { monitoringObserver } from '../monitoring/observer.js';
 import { refreshJob } from '../registry/refresh/job.js';
@@ -14,6 +15,7 @@ export const JOBS: readonly Job[] = [
   ...BILLING_JOBS,
   ...MONITORING_JOBS,
   ...MATCHING_JOBS,
+  ...EXPORT_JOBS,
 ];
 
 export function findJob(name: string): Job {

@@ -13,6 +13,7 @@ import { hugePagesAdvice } from '../db/tuning.js';
 import { JOBS } from './jobs.js';
 import { startScheduler } from '../jobs/scheduler.js';
 import { startWebhookDelivery } from '../monitoring/delivery-loop.js';
+import { startExports } from './exports.js';
 import { startMatchJobs } from './match-jobs.js';
 import { seedSample, type SeededSample, type SeedReport } from '../sample/seed.js';
 
@@ -86,6 +87,7 @@ export async function startServer(
       : null;
     const delivery = config.webhooks.deliver ? startWebhookDelivery(db.pool, config, log) : null;
     const jobs = startMatchJobs(db.pool, built.services.search, config, clock, log);
+    const exports = startExports(db.pool, built.services, config, clock, log);
     const sweeper = startOrphanSweeper(db.pool, clock, (err) =>
       built.http.log.warn({ err }, 'releasing the reservations of dead instances failed'),
     );
@@ -102,6 +104,7 @@ export async function startServer(
           await scheduler?.stop();
           await delivery?.stop();
           await jobs?.stop();
+          await exports?.stop();
           await db.close();
         })()),
     };

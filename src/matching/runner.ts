@@ -6,15 +6,12 @@ import type pg from 'pg';
 import type { MatchAnswer, MatchQuery } from '../search/index.js';
 import { commitChunk, type ChunkResult } from './chunk.js';
 import { finishJob } from './finish.js';
+import { startWorkLoop, type Worker } from '../jobs/worker-loop.js';
 
 /** Rows matched and committed together: a matcher call's most, and one short transaction. */
 const CHUNK_ROWS = 100;
 /** Distinct rows a job remembers the results of (some 10 MB): a list's nearby repeats are matched once. */
 const SEEN_ROWS = 10_000;
-/** With no job to claim, a worker looks again after this long: the longest a new job waits to start. */
-const IDLE_POLL_MS = 2_000;
-/** After an unexpected error (the database away), a worker leaves the job and waits this long before claiming. */
-const ERROR_PAUSE_MS = 5_000;
 
 export interface JobWorkerDeps {
   readonly pool: pg.Pool;
@@ -107,46 +104,22 @@ async function runJob(deps: JobWorkerDeps, job: Claimed, stopping: () => boolean
   }
 }
 
-export interface JobWorker {
-  /** Claims no more and waits for the chunk in hand (its job resumes on the next claim, here or elsewhere). */
-  stop(): Promise<void>;
-}
-
-const sleep = (ms: number, wake: { fn: (() => void) | null }): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    wake.fn = () => (clearTimeout(timer), resolve());
-  });
+export type JobWorker = Worker;
 
 /** Runs `slots` job loops in this process. */
 export function startJobWorker(deps: JobWorkerDeps, slots: number): JobWorker {
-  let stopped = false;
-  const wakes = Array.from({ length: slots }, () => ({ fn: null as (() => void) | null }));
-  const loop = async (wake: { fn: (() => void) | null }): Promise<void> => {
-    while (!stopped) {
-      try {
-        const job = await claim(deps);
-        if (job) await runJob(deps, job, () => stopped);
-        else await sleep(IDLE_POLL_MS, wake);
-      } catch (err) {
-        deps.log(`match job worker: ${err instanceof Error ? err.message : String(err)}`);
-        await deps.pool
-          .query(`UPDATE match_jobs SET claimed_by = NULL WHERE claimed_by = $1 AND status = 'running'`, [deps.worker])
-          .catch(() => {});
-        await sleep(ERROR_PAUSE_MS, wake);
-      }
-    }
-  };
-  const loops = wakes.map(loop);
-  return {
-    async stop() {
-      stopped = true;
-      for (const w of wakes) w.fn?.();
-      await Promise.all(loops);
-      // Its jobs are free to claim at once, rather than once this process's lock is gone.
-      await deps.pool
-        .query(`UPDATE match_jobs SET claimed_by = NULL WHERE claimed_by = $1 AND status = 'running'`, [deps.worker])
-        .catch(() => {});
+  return startWorkLoop(
+    {
+      name: 'match job',
+      claim: () => claim(deps),
+      run: (job, stopping) => runJob(deps, job, stopping),
+      release: async () => {
+        await deps.pool.query(`UPDATE match_jobs SET claimed_by = NULL WHERE claimed_by = $1 AND status = 'running'`, [
+          deps.worker,
+        ]);
+      },
+      log: deps.log,
     },
-  };
+    slots,
+  );
 }

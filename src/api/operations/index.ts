@@ -3,6 +3,7 @@
 // and webhook endpoints (docs/webhooks.md), and the reconciliation credentials (docs/reconciliation.md).
 import type { Operation } from '../operation.js';
 import { accountUsage } from './account.js';
+import { EXPORT_OPERATIONS } from './exports.js';
 import { getEntity, searchEntities } from './entities.js';
 import { listDailyFilings, listRecentFilings } from './filings.js';
 import { listNewBusinessLeads, newBusinessesDailyFile } from './leads.js';
@@ -25,6 +26,7 @@ export const OPERATIONS: readonly Operation[] = [
   listRecentFilings,
   listNewBusinessLeads,
   newBusinessesDailyFile,
+  ...EXPORT_OPERATIONS,
   accountUsage,
   ...WATCH_OPERATIONS,
   ...WEBHOOK_OPERATIONS,

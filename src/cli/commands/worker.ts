@@ -4,9 +4,10 @@ import type { Command } from 'commander';
 import { deliverDue } from '../../monitoring/delivery.js';
 import { deliveryMailer, startWebhookDelivery } from '../../monitoring/delivery-loop.js';
 import { systemClock } from '../../clock.js';
+import { resolvePepper } from '../../accounts/pepper.js';
+import { createServices } from '../../api/services.js';
+import { startExports } from '../../main/exports.js';
 import { startMatchJobs } from '../../main/match-jobs.js';
-import { DatasetInfo } from '../../registry/dataset-info.js';
-import { createSearch } from '../../search/index.js';
 import { logLine, withDatabase } from '../context.js';
 import { printResult, type OutputOptions } from '../output.js';
 
@@ -48,16 +49,20 @@ export function registerWorker(program: Command): void {
         async (db, config) => {
           const stopped = stopSignal();
           const delivery = startWebhookDelivery(db.pool, config, logLine);
-          const dataset = new DatasetInfo(db.pool, systemClock);
-          const search = createSearch(db.readPool, async () => (await dataset.state()).version);
-          const jobs = startMatchJobs(db.pool, search, config, systemClock, logLine);
+          const services = createServices(db, systemClock, {
+            pepper: await resolvePepper(config),
+            baseUrl: config.billing.publicBaseUrl,
+          });
+          const jobs = startMatchJobs(db.pool, services.search, config, systemClock, logLine);
+          const exports = startExports(db.pool, services, config, systemClock, logLine);
           logLine(
-            `registry worker: delivering webhooks, running ${config.matchJobSlots} match job(s) at a time ` +
-              '(SIGINT or SIGTERM stops it)',
+            `registry worker: delivering webhooks, running ${config.matchJobSlots} match job(s) and as many ` +
+              'export(s) at a time (SIGINT or SIGTERM stops it)',
           );
           logLine(`${await stopped}: stopping once the attempts in flight and the chunks in hand end`);
           await delivery.stop();
           await jobs?.stop();
+          await exports?.stop();
         },
         undefined,
         { instance: true },
