@@ -3,15 +3,13 @@
 // though the file renames, moves and adds entities across its path; and a cursor is refused when it is not ours,
 // belongs to another query, comes with an offset, or is pinned to a version no longer kept.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setPerMinute } from '../src/accounts/workspaces.js';
 import { importFiles } from '../src/registry/import/index.js';
 import { createSearch, type EntitySearch } from '../src/search/index.js';
-import { generateDataset } from '../src/sample/index.js';
 import { testApp, type TestApp } from './support/app.js';
+import { generatedRegistry } from './support/generated.js';
 import { corporate, fileOf, type Corp } from './support/records.js';
 
 let t: TestApp;
@@ -31,27 +29,7 @@ interface ListBody {
 
 before(async () => {
   t = await testApp({ now: '2026-11-22T12:00:00Z' });
-  dir = await mkdtemp(path.join(tmpdir(), 'rl-cursors-'));
-  const generated = await generateDataset({
-    entities: 3000,
-    seed: 64,
-    days: 3,
-    endDate: '2026-11-20',
-    outDir: dir,
-    workers: 0,
-  });
-  await importFiles(
-    t.db.pool,
-    generated.files.map((f) => path.join(dir, f.name)),
-  );
-  const w = await t.workspace('enterprise');
-  key = w.key.key;
-  await setPerMinute(t.db.pool, w.workspace.id, 1_000_000);
-  const { rows } = await t.db.pool.query<{ city: string }>(
-    `SELECT upper(principal_city) AS city FROM registry.entities WHERE principal_city IS NOT NULL
-     GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`,
-  );
-  city = rows[0]!.city;
+  ({ dir, key, city } = await generatedRegistry(t, 3000, 64));
   const words = await t.db.pool.query<{ w: string }>(
     'SELECT w FROM registry.agents, unnest(name_words) w GROUP BY w ORDER BY count(*) DESC, w LIMIT 1',
   );

@@ -4,19 +4,17 @@
 // a plan without CSV, bad list parameters and a cancelled export are refused as the contract says; a worker that
 // stops mid-export leaves the next one to finish it, the file whole and no row charged twice.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { parquetReadObjects } from 'hyparquet';
 import { ledgerCheck } from '../src/accounts/ledger.js';
-import { setPerMinute } from '../src/accounts/workspaces.js';
+import { createExport, getExport } from '../src/exports/jobs.js';
 import { startExports } from '../src/main/exports.js';
-import { importFiles } from '../src/registry/import/index.js';
-import { generateDataset } from '../src/sample/index.js';
+import { rm } from 'node:fs/promises';
 import { testApp, type TestApp } from './support/app.js';
+import { generatedRegistry } from './support/generated.js';
+import { WebClient } from './support/web.js';
 
 let t: TestApp;
 let dir: string;
@@ -28,28 +26,7 @@ type Json = Record<string, any>;
 
 before(async () => {
   t = await testApp({ now: '2026-11-22T12:00:00Z' });
-  dir = await mkdtemp(path.join(tmpdir(), 'rl-exports-'));
-  const generated = await generateDataset({
-    entities: 4000,
-    seed: 65,
-    days: 3,
-    endDate: '2026-11-20',
-    outDir: dir,
-    workers: 0,
-  });
-  await importFiles(
-    t.db.pool,
-    generated.files.map((f) => path.join(dir, f.name)),
-  );
-  const w = await t.workspace('enterprise');
-  key = w.key.key;
-  workspace = w.workspace.id;
-  await setPerMinute(t.db.pool, workspace, 1_000_000);
-  const { rows } = await t.db.pool.query<{ city: string }>(
-    `SELECT upper(principal_city) AS city FROM registry.entities WHERE principal_city IS NOT NULL
-     GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`,
-  );
-  city = rows[0]!.city;
+  ({ dir, key, workspace, city } = await generatedRegistry(t, 4000, 65));
 });
 after(async () => {
   await t.close();
@@ -231,6 +208,48 @@ describe('exports', () => {
     assert.equal(unknown.statusCode, 400);
     assert.deepEqual(Object.keys(unknown.json().error.details).sort(), ['format', 'operation']);
     assert.equal((await t.db.pool.query('SELECT 1 FROM exports WHERE workspace_id <> $1', [workspace])).rowCount, 0);
+  });
+
+  it("the dashboard's Exports page lists a workspace's exports and downloads a completed one's file", async () => {
+    const ana = new WebClient(t, '10.6.0.1');
+    const ben = new WebClient(t, '10.6.0.2');
+    await ana.signUp('ana@example.com');
+    await ben.signUp('ben@example.com');
+    const { rows } = await t.db.pool.query<{ id: string }>(
+      `SELECT m.workspace_id AS id FROM workspace_members m JOIN users u ON u.id = m.user_id WHERE u.email = $1`,
+      ['ana@example.com'],
+    );
+    const ws = rows[0]!.id;
+    const request = { operation: 'searchEntities', params: { principal_city: city }, format: 'csv' as const };
+    const { export: made } = await createExport(
+      t.db.pool,
+      { workspace: ws, keyId: null, userId: null, idempotencyKey: null, ...request },
+      t.clock.now(),
+    );
+    const w = worker();
+    try {
+      for (let i = 0; i < 600 && (await getExport(t.db.pool, ws, made.id))?.status !== 'completed'; i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      await w.stop();
+    }
+    const page = await ana.get('/account/exports');
+    assert.equal(page.statusCode, 200);
+    assert.ok(page.body.includes(made.id));
+    assert.match(page.body, new RegExp(`href="/account/exports/${made.id}/download"[^>]*>Download`));
+    const file = await ana.get(`/account/exports/${made.id}/download`);
+    assert.equal(file.statusCode, 200);
+    assert.equal(file.headers['content-type'], 'application/gzip');
+    const rowsOfFile = parse(gunzipSync(file.rawPayload), { columns: true }) as Json[];
+    assert.deepEqual(
+      rowsOfFile.map((r) => r.document_number),
+      (await offsetWalk(`/v1/entities/search?principal_city=${encodeURIComponent(city)}`)).map(
+        (r) => r.document_number,
+      ),
+    );
+    // Another workspace's member sees none of it.
+    assert.ok(!(await ben.get('/account/exports')).body.includes(made.id));
+    assert.equal((await ben.get(`/account/exports/${made.id}/download`)).statusCode, 303);
   });
 
   it('a worker stopped mid-export leaves the next to finish it: the file whole, no row charged twice', async () => {

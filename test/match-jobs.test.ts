@@ -208,7 +208,7 @@ describe('match jobs', () => {
     const ctx = { pool: t.db.pool, config: t.config, clock: t.clock, asOf: t.clock.now(), log: () => {} };
     const run = await runJob(findJob('match_job_purge'), ctx, 'manual');
     assert.equal(run.status, 'succeeded');
-    assert.ok(Number(run.counts.jobs_deleted) >= 1);
+    assert.ok(Number(run.counts.match_jobs_deleted) >= 1);
     const { rows } = await t.db.pool.query('SELECT id FROM match_jobs WHERE id = ANY($1)', [[old, recent, open]]);
     assert.deepEqual(rows.map((r) => r.id).sort(), [recent, open].sort());
     const left = await t.db.pool.query('SELECT count(*)::int AS n FROM match_job_rows WHERE job_id = $1', [old]);

@@ -3,8 +3,7 @@
 // transaction.
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
-import { eventId } from '../monitoring/events.js';
-import { appendEvents } from '../monitoring/outbox.js';
+import { appendWorkEvent } from '../monitoring/outbox.js';
 
 const UNPAID_MESSAGE =
   'The balance ran out: the rows written before are charged, the file is not offered. Buy credits and export again.';
@@ -45,17 +44,7 @@ export async function finishExport(
         end.parts,
         end.tail,
       ]);
-    const id = eventId();
     const data = { export_id: job.id, status: unpaid === null ? 'completed' : 'failed', ...done };
-    await appendEvents(client, [
-      {
-        id,
-        workspace: job.workspace_id,
-        type: 'export.completed',
-        document: null,
-        searchId: null,
-        payload: { id, type: 'export.completed', data },
-      },
-    ]);
+    await appendWorkEvent(client, job.workspace_id, 'export.completed', data);
   });
 }

@@ -2,6 +2,7 @@
 // and chunk.ts; the file's parts in export_parts.
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
+import { cancelOpen, workspacePage } from '../jobs/work-table.js';
 import type { Format } from './formats.js';
 
 export const EXPORT_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -90,14 +91,8 @@ export async function listExports(
   workspace: string,
   page: { limit: number; offset: number },
 ): Promise<{ exports: Export[]; total: number }> {
-  const [{ rows }, count] = await Promise.all([
-    pool.query<Export>(
-      `SELECT ${EXPORT_COLUMNS} FROM exports WHERE workspace_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`,
-      [workspace, page.limit, page.offset],
-    ),
-    pool.query<{ n: number }>('SELECT count(*)::int AS n FROM exports WHERE workspace_id = $1', [workspace]),
-  ]);
-  return { exports: rows, total: count.rows[0]!.n };
+  const { rows, total } = await workspacePage<Export>(pool, 'exports', EXPORT_COLUMNS, workspace, page);
+  return { exports: rows, total };
 }
 
 /**
@@ -105,10 +100,6 @@ export async function listExports(
  * is not offered. Null when the workspace has no such export; a finished one is answered as it is.
  */
 export async function cancelExport(pool: pg.Pool, workspace: string, id: string, now: Date): Promise<Export | null> {
-  await pool.query(
-    `UPDATE exports SET status = 'cancelled', finished_at = $3
-     WHERE workspace_id = $1 AND id = $2 AND status IN ('queued', 'running')`,
-    [workspace, id, now],
-  );
+  await cancelOpen(pool, 'exports', workspace, id, now);
   return getExport(pool, workspace, id);
 }

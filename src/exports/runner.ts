@@ -5,6 +5,7 @@
 // resumes where its last committed chunk ended; a Parquet one, whose footer lists every row group, starts again
 // (the credits already taken are not taken again).
 import type pg from 'pg';
+import { claimOldest, releaseClaims } from '../jobs/work-table.js';
 import { startWorkLoop, type Worker } from '../jobs/worker-loop.js';
 import { commitChunk, type Claimed } from './chunk.js';
 import { finishExport } from './finish.js';
@@ -40,18 +41,15 @@ export interface ExportWorkerDeps {
 }
 
 async function claim(deps: ExportWorkerDeps): Promise<Claimed | null> {
-  const { rows } = await deps.pool.query<Claimed>(
-    `UPDATE exports x SET claimed_by = $1, status = 'running', started_at = coalesce(x.started_at, $2)
-     WHERE x.id = (SELECT id FROM exports
-                   WHERE status IN ('queued', 'running')
-                     AND (claimed_by IS NULL OR NOT reservation_holder_alive(claimed_by))
-                   ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-     RETURNING x.id, x.workspace_id, x.key_id, x.operation, x.params, x.format, x.done_rows::float8 AS done_rows,
-               x.credits, x.parts, x.next_cursor`,
-    [deps.worker, deps.now()],
+  const job = await claimOldest<Claimed>(
+    deps.pool,
+    'exports',
+    deps.worker,
+    deps.now(),
+    `w.id, w.workspace_id, w.key_id, w.operation, w.params, w.format, w.done_rows::float8 AS done_rows, w.credits,
+     w.parts, w.next_cursor`,
   );
-  const job = rows[0];
-  if (!job || job.format !== 'parquet' || job.parts === 0) return job ?? null;
+  if (!job || job.format !== 'parquet' || job.parts === 0) return job;
   // A Parquet file cannot be taken up in the middle: its parts go, its credits stay.
   await deps.pool.query('DELETE FROM export_parts WHERE export_id = $1', [job.id]);
   await deps.pool.query(
@@ -94,11 +92,7 @@ export function startExportWorker(deps: ExportWorkerDeps, slots: number): Worker
       name: 'export',
       claim: () => claim(deps),
       run: (job, stopping) => runExport(deps, job, stopping),
-      release: async () => {
-        await deps.pool.query(`UPDATE exports SET claimed_by = NULL WHERE claimed_by = $1 AND status = 'running'`, [
-          deps.worker,
-        ]);
-      },
+      release: () => releaseClaims(deps.pool, 'exports', deps.worker),
       log: deps.log,
     },
     slots,

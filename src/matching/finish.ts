@@ -2,8 +2,7 @@
 // `match_job.completed` event for the workspace's webhook endpoints written in the same transaction.
 import type pg from 'pg';
 import { inTransaction } from '../db/pool.js';
-import { eventId } from '../monitoring/events.js';
-import { appendEvents } from '../monitoring/outbox.js';
+import { appendWorkEvent } from '../monitoring/outbox.js';
 
 /** Why the balance stopped a job, as the gate refused its chunk. */
 const UNPAID_MESSAGE =
@@ -29,17 +28,7 @@ export async function finishJob(
     );
     const done = rows[0];
     if (!done) return;
-    const id = eventId();
     const data = { job_id: job.id, status: unpaid === null ? 'completed' : 'failed', ...done };
-    await appendEvents(client, [
-      {
-        id,
-        workspace: job.workspace_id,
-        type: 'match_job.completed',
-        document: null,
-        searchId: null,
-        payload: { id, type: 'match_job.completed', data },
-      },
-    ]);
+    await appendWorkEvent(client, job.workspace_id, 'match_job.completed', data);
   });
 }

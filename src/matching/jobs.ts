@@ -2,6 +2,7 @@
 // results are in match_job_rows; the worker's side is in runner.ts and chunk.ts.
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
+import { cancelOpen, workspacePage } from '../jobs/work-table.js';
 
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 
@@ -56,14 +57,8 @@ export async function listJobs(
   workspace: string,
   page: { limit: number; offset: number },
 ): Promise<{ jobs: MatchJob[]; total: number }> {
-  const [{ rows }, count] = await Promise.all([
-    pool.query<MatchJob>(
-      `SELECT ${JOB_COLUMNS} FROM match_jobs WHERE workspace_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`,
-      [workspace, page.limit, page.offset],
-    ),
-    pool.query<{ n: number }>('SELECT count(*)::int AS n FROM match_jobs WHERE workspace_id = $1', [workspace]),
-  ]);
-  return { jobs: rows, total: count.rows[0]!.n };
+  const { rows, total } = await workspacePage<MatchJob>(pool, 'match_jobs', JOB_COLUMNS, workspace, page);
+  return { jobs: rows, total };
 }
 
 /**
@@ -71,10 +66,6 @@ export async function listJobs(
  * their results readable. Null when the workspace has no such job; a finished job is answered as it is.
  */
 export async function cancelJob(pool: pg.Pool, workspace: string, id: string, now: Date): Promise<MatchJob | null> {
-  await pool.query(
-    `UPDATE match_jobs SET status = 'cancelled', finished_at = $3
-     WHERE workspace_id = $1 AND id = $2 AND status IN ('queued', 'running')`,
-    [workspace, id, now],
-  );
+  await cancelOpen(pool, 'match_jobs', workspace, id, now);
   return getJob(pool, workspace, id);
 }

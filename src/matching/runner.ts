@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { MatchAnswer, MatchQuery } from '../search/index.js';
 import { commitChunk, type ChunkResult } from './chunk.js';
 import { finishJob } from './finish.js';
+import { claimOldest, releaseClaims } from '../jobs/work-table.js';
 import { startWorkLoop, type Worker } from '../jobs/worker-loop.js';
 
 /** Rows matched and committed together: a matcher call's most, and one short transaction. */
@@ -31,18 +32,14 @@ interface Claimed {
 }
 
 /** Claims the oldest open job whose worker is gone (or that none has yet), for `worker`. */
-async function claim(deps: JobWorkerDeps): Promise<Claimed | null> {
-  const { rows } = await deps.pool.query<Claimed>(
-    `UPDATE match_jobs j SET claimed_by = $1, status = 'running', started_at = coalesce(j.started_at, $2)
-     WHERE j.id = (SELECT id FROM match_jobs
-                   WHERE status IN ('queued', 'running')
-                     AND (claimed_by IS NULL OR NOT reservation_holder_alive(claimed_by))
-                   ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-     RETURNING j.id, j.workspace_id, j.key_id, j.algorithm, j.done_rows`,
-    [deps.worker, deps.now()],
+const claim = (deps: JobWorkerDeps): Promise<Claimed | null> =>
+  claimOldest<Claimed>(
+    deps.pool,
+    'match_jobs',
+    deps.worker,
+    deps.now(),
+    'w.id, w.workspace_id, w.key_id, w.algorithm, w.done_rows',
   );
-  return rows[0] ?? null;
-}
 
 /** A row's result as the job keeps it: the best candidate with its score, verdict and grades, or none. */
 function rowResult(answer: MatchAnswer['results'][number]): Record<string, unknown> {
@@ -113,11 +110,7 @@ export function startJobWorker(deps: JobWorkerDeps, slots: number): JobWorker {
       name: 'match job',
       claim: () => claim(deps),
       run: (job, stopping) => runJob(deps, job, stopping),
-      release: async () => {
-        await deps.pool.query(`UPDATE match_jobs SET claimed_by = NULL WHERE claimed_by = $1 AND status = 'running'`, [
-          deps.worker,
-        ]);
-      },
+      release: () => releaseClaims(deps.pool, 'match_jobs', deps.worker),
       log: deps.log,
     },
     slots,

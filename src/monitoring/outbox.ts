@@ -161,3 +161,14 @@ export async function newFilingEvents(client: pg.PoolClient, incoming: string): 
   }
   return [...grouped.values()];
 }
+
+/** One event of a workspace's own work (a match job's or an export's end), for its endpoints subscribed to `type`. */
+export async function appendWorkEvent(
+  client: pg.ClientBase,
+  workspace: string,
+  type: 'match_job.completed' | 'export.completed',
+  data: Record<string, unknown>,
+): Promise<void> {
+  const id = eventId();
+  await appendEvents(client, [{ id, workspace, type, document: null, searchId: null, payload: { id, type, data } }]);
+}

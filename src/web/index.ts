@@ -14,6 +14,7 @@ import { keyRoutes } from './account/keys.js';
 import { logRoutes } from './account/logs.js';
 import { auditRoutes } from './account/audit.js';
 import { monitoringRoutes } from './account/monitoring.js';
+import { exportsRoutes } from './account/exports.js';
 import { matchingRoutes } from './account/matching.js';
 import { memberRoutes } from './account/members.js';
 import { overviewRoutes } from './account/overview.js';
@@ -96,6 +97,7 @@ export async function webApp(app: FastifyInstance, deps: WebDeps): Promise<void>
       auditRoutes,
       monitoringRoutes,
       matchingRoutes,
+      exportsRoutes,
       playgroundRoutes,
       memberRoutes,
       settingsRoutes,

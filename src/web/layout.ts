@@ -118,6 +118,7 @@ const ACCOUNT_SECTIONS = [
   ['/account/audit', 'Audit log'],
   ['/account/monitoring', 'Monitoring'],
   ['/account/matching', 'Matching'],
+  ['/account/exports', 'Exports'],
   ['/account/playground', 'Playground'],
   ['/account/members', 'Members'],
   ['/account/settings', 'Settings'],

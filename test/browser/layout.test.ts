@@ -40,6 +40,7 @@ const DASHBOARD = [
   '/account/audit',
   '/account/monitoring',
   '/account/matching',
+  '/account/exports',
   '/account/playground',
   '/account/members',
   '/account/settings',

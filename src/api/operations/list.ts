@@ -59,6 +59,16 @@ export async function paged<T>(
   return { data: page.hits, pagination: { limit: p.limit, offset, total, has_more: hasMore, next_cursor: next } };
 }
 
+/** A list answered whole, in one page (a workspace's few endpoints, saved searches, credentials). */
+export const wholeList = <T>(rows: T[]): ListResult<T> =>
+  listResult(
+    { hits: rows, total: rows.length },
+    {
+      limit: rows.length,
+      offset: 0,
+    },
+  );
+
 /** A page of a list that has no more pages to offer (a sample, a fixed top). */
 export function listResult<T>(page: Page<T>, req: PageAt): ListResult<T> {
   const hasMore = req.offset + req.limit < page.total;

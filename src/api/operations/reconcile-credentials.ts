@@ -14,6 +14,7 @@ import { defineOperation, type HandlerContext, type Operation } from '../operati
 import { text } from '../params.js';
 import { serviceUrl } from '../reconcile/manifest.js';
 import { listEnvelope, singleEnvelope } from '../schemas.js';
+import { wholeList } from './list.js';
 import { actor, who } from './monitoring-shared.js';
 
 const Credential = z
@@ -65,7 +66,7 @@ const listCredentials = defineOperation({
   errors: [],
   async handle(_p, ctx) {
     const rows = await listReconcileCredentials(ctx.services.credentials.pool, who(ctx).workspace);
-    return { data: rows, pagination: { limit: rows.length, offset: 0, total: rows.length, has_more: false } };
+    return wholeList(rows);
   },
 });
 

@@ -16,7 +16,7 @@ import { defineOperation, type Operation } from '../operation.js';
 import { documentNumber, multi, pagination, text } from '../params.js';
 import { listEnvelope, singleEnvelope } from '../schemas.js';
 import { entitySearchParams } from './entities.js';
-import { paged, USE_NOTE } from './list.js';
+import { paged, USE_NOTE, wholeList } from './list.js';
 import { MonitoringEvent, monitoringId, ON_ONE_EVENT, refusing, who } from './monitoring-shared.js';
 
 const Watch = z
@@ -30,10 +30,6 @@ const SavedSearchBody = z
   .object({ id: z.string(), name: z.string(), params: z.record(z.string(), z.unknown()) })
   .meta({ id: 'SavedSearch' });
 
-const all = <T>(rows: T[]) => ({
-  data: rows,
-  pagination: { limit: rows.length, offset: 0, total: rows.length, has_more: false },
-});
 const Removed = z.object({ removed: z.literal(true) });
 
 export const listEntityWatches = defineOperation({
@@ -114,7 +110,7 @@ const listSavedSearchWatches = defineOperation({
   errors: [],
   async handle(_p, ctx) {
     const rows = await listSavedSearches(ctx.services.monitoring.pool, who(ctx).workspace);
-    return all(rows.map((r) => ({ id: r.id, name: r.name, params: r.params })));
+    return wholeList(rows.map((r) => ({ id: r.id, name: r.name, params: r.params })));
   },
 });
 

@@ -9,7 +9,7 @@ import { listAttempts } from '../../monitoring/log.js';
 import { defineOperation, type Operation } from '../operation.js';
 import { pagination } from '../params.js';
 import { listEnvelope, singleEnvelope } from '../schemas.js';
-import { paged } from './list.js';
+import { paged, wholeList } from './list.js';
 import { actor, MonitoringEvent, monitoringId, ON_ONE_EVENT, refusing, who } from './monitoring-shared.js';
 
 const Endpoint = z
@@ -32,10 +32,6 @@ const Endpoint = z
 
 const endpointId = monitoringId('we', 'The webhook endpoint id.');
 const single = singleEnvelope(Endpoint);
-const all = <T>(rows: T[]) => ({
-  data: rows,
-  pagination: { limit: rows.length, offset: 0, total: rows.length, has_more: false },
-});
 
 const listWebhooks = defineOperation({
   name: 'listWebhooks',
@@ -51,7 +47,7 @@ const listWebhooks = defineOperation({
   metered: false,
   errors: [],
   async handle(_p, ctx) {
-    return all(await listEndpoints(ctx.services.monitoring.pool, who(ctx).workspace));
+    return wholeList(await listEndpoints(ctx.services.monitoring.pool, who(ctx).workspace));
   },
 });
 
