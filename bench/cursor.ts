@@ -5,7 +5,8 @@
 // deepest offset the contract takes (10,000), the old way to read deep; a whole walk of the largest city by cursor;
 // and the deep pages of walks pinned to the version before the last daily file, which read the rows that file
 // replaced from the history. Cursors deep in a walk are made as the server makes them (its pepper, the keys of the
-// row before the page). Writes bench/results/cursor-<label>.json.
+// row before the page). Then every entity exported as CSV and as Parquet by the server's own worker: seconds, rows a
+// second, the file's size and the server's peak memory. Writes bench/results/cursor-<label>.json.
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -22,7 +23,7 @@ import { prepareDatabase } from '../src/main/database.js';
 import { datasetVersions, entitiesAt, type Versions } from '../src/search/pinned.js';
 import { Sql } from '../src/search/sql.js';
 import { percentiles, type Percentiles } from './report.js';
-import { build, cli, database, generateArgs, log, routeRps, work } from './setup.js';
+import { build, cli, database, generateArgs, log, routeRps, rssMiB, work } from './setup.js';
 import { benchServer } from '../test/support/server-process.js';
 
 const { values: args } = parseArgs({
@@ -183,6 +184,50 @@ async function measure(
   return out;
 }
 
+/** An export as the API answers it, the fields the bench reads. */
+interface ExportView {
+  id: string;
+  status: string;
+  done_rows: number;
+  credits: number;
+  download: { url: string } | null;
+}
+
+/** Polls an export this often, sampling the server's memory each time. */
+const EXPORT_POLL_MS = 250;
+
+/** Every entity exported as `format` through the API and its worker: seconds, rows, bytes, the server's peak RSS. */
+async function exportAll(base: string, key: string, pid: number, format: 'csv' | 'parquet') {
+  const headers = { authorization: `Bearer ${key}` };
+  let peak = await rssMiB(pid);
+  const started = performance.now();
+  const created = await fetch(`${base}/v1/exports`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ operation: 'searchEntities', format }),
+  });
+  if (created.status !== 200) throw new Error(`the export answered ${created.status}: ${await created.text()}`);
+  let e = ((await created.json()) as { data: ExportView }).data;
+  while (e.status === 'queued' || e.status === 'running') {
+    await new Promise((resolve) => setTimeout(resolve, EXPORT_POLL_MS));
+    peak = Math.max(peak, await rssMiB(pid));
+    e = ((await (await fetch(`${base}/v1/exports/${e.id}`, { headers })).json()) as { data: ExportView }).data;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const file = await fetch(e.download!.url);
+  const bytes = (await file.arrayBuffer()).byteLength;
+  return {
+    format,
+    status: e.status,
+    rows: e.done_rows,
+    seconds: Math.round(seconds * 10) / 10,
+    rows_per_second: Math.round(e.done_rows / seconds),
+    bytes,
+    credits: e.credits,
+    server_peak_rss_mib: peak,
+  };
+}
+
 async function main(): Promise<void> {
   await mkdir(work, { recursive: true });
   await build();
@@ -241,6 +286,12 @@ async function main(): Promise<void> {
     const walk = { city, rows, distinct: seen.size, pages: pageMs.length, seconds, page: percentiles(pageMs) };
     log(`walk of ${city}: ${JSON.stringify(walk)}`);
 
+    const exports = [];
+    for (const format of ['csv', 'parquet'] as const) {
+      exports.push(await exportAll(server.base, key.key, server.child.pid!, format));
+      log(`export of every entity: ${JSON.stringify(exports.at(-1))}`);
+    }
+
     const { rows: hist } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM registry.entity_history');
     const out = {
       label: args.quick ? 'cursor-quick' : `cursor-${entities}`,
@@ -257,6 +308,7 @@ async function main(): Promise<void> {
       live: { version: now.version, listings: live },
       pinned: { version: before, history_rows: hist[0]!.n, after_file: lastDaily, listings: pinned },
       walk,
+      exports,
     };
     await mkdir(path.join(projectRoot, 'bench', 'results'), { recursive: true });
     const json = path.join(projectRoot, 'bench', 'results', `${out.label}.json`);

@@ -1,7 +1,7 @@
 // The job side of the batch-matching benchmark (docs/benchmarks.md, "Batch matching", `--job`): the same rows
 // uploaded as one match job, timed from the upload to its end, the server's peak RSS sampled meanwhile, and each
 // row's verdict read back from the results, as the calls' are.
-import { readFile } from 'node:fs/promises';
+import { rssMiB } from './setup.js';
 import { stringify } from 'csv-stringify/sync';
 import type { MatchRow } from '../src/sample/match-rows.js';
 import type { Answer } from './match-score.js';
@@ -16,11 +16,6 @@ export interface JobRun {
   status: string;
   answers: Answer[];
 }
-
-const rssMiB = async (pid: number): Promise<number> => {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-};
 
 export async function runJob(base: string, key: string, rows: readonly MatchRow[], pid: number): Promise<JobRun> {
   const headers = { authorization: `Bearer ${key}` };

@@ -5,7 +5,7 @@
 // on the same database, and writes bench/results/<label>.json and .md. Prints figures; fails only
 // when relevance is below target (timings are noisy on shared machines).
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,7 +30,7 @@ import {
   type Slow,
   type Timed,
 } from './report.js';
-import { build, cli, database, generateArgs, log, routeRps, work } from './setup.js';
+import { build, cli, database, generateArgs, log, routeRps, rssMiB, work } from './setup.js';
 import { benchServer } from '../test/support/server-process.js';
 
 const { values: args } = parseArgs({
@@ -101,11 +101,6 @@ function spread<T>(queries: readonly T[], max: number): T[] {
 }
 
 const startServer = (url: string) => benchServer(projectRoot, url, PEPPER, path.join(work, 'server'));
-
-const rssMiB = async (pid: number): Promise<number> => {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-};
 
 /** Runs `paths` through autocannon (each once), returning every response's latency in ms and its path. */
 async function load_(

@@ -1,6 +1,7 @@
 // What the benches share before they measure: the server built, a database of their own, and the compiled CLI
 // run as an operator runs it (docs/benchmarks.md, "Method").
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
@@ -82,3 +83,9 @@ export async function routeRps(pool?: pg.Pool): Promise<number> {
   await app.close();
   return r.requests.average;
 }
+
+/** A process's resident memory now, in MiB (0 once it is gone). */
+export const rssMiB = async (pid: number): Promise<number> => {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+};

@@ -260,7 +260,7 @@ describe('events a customer builds on', () => {
       page.json().data.map((w: { document_number: string }) => w.document_number),
       DOCS.slice(1),
     );
-    assert.deepEqual(page.json().pagination, { limit: 2, offset: 1, total: 3, has_more: false });
+    assert.deepEqual(page.json().pagination, { limit: 2, offset: 1, total: 3, has_more: false, next_cursor: null });
     assert.equal((await call('GET', '/v1/watches/entities?limit=0', a.key)).statusCode, 400);
   });
 });
