@@ -23,7 +23,9 @@ const stopSignal = (): Promise<string> =>
 export function registerWorker(program: Command): void {
   program
     .command('worker')
-    .description('deliver webhooks and run match jobs without serving HTTP (whatever WEBHOOKS_DELIVERY says)')
+    .description(
+      'deliver webhooks and run match jobs and exports without serving HTTP (whatever WEBHOOKS_DELIVERY says)',
+    )
     .option('--once', 'send what is due now, then exit')
     .option('--json', 'print the counts of --once as JSON')
     .action(async (opts: OutputOptions & { once?: boolean }) => {

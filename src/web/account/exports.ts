@@ -30,7 +30,7 @@ function exportRow(e: Export): Html {
   const total = e.total_rows ?? 0;
   return html`<tr data-export="${e.id}" data-status="${e.status}">
     <td><span class="mono">${described(e)}</span><br /><span class="hint mono">${e.id}</span></td>
-    <td>${e.format.toUpperCase()}</td>
+    <td data-label="Format">${e.format.toUpperCase()}</td>
     <td>
       <span class="pill ${STATUS_PILL[e.status]}">${e.status}</span>
       ${e.error ? html`<br /><span class="hint field-error">${e.error.message}</span>` : ''}
@@ -56,7 +56,7 @@ function exportsBody(v: { rows: Export[]; total: number; offset: number }): Html
   const last = Math.min(v.offset + EXPORTS_SHOWN, v.total);
   const link = (offset: number, text: string) => html`<a href="${PAGE}?offset=${String(offset)}">${text}</a>`;
   return html`<div class="card" id="exports">
-    <h2>Exports</h2>
+    <h2>Your exports</h2>
     <p class="hint">
       A list's whole result set as CSV, JSON lines or Parquet, written in the background: create one with
       <code>POST /v1/exports</code> (see the API reference). 1 credit per started 1,000 rows; files are kept 7 days.
