@@ -76,8 +76,11 @@ describe('a customer in the browser', { skip: unavailable ?? false }, () => {
     assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent), 'Skip to content');
     await page.goto(`${site.base}/account`);
     assert.match(page.url(), /\/login\?next=/);
-    // The address field has the focus when the page opens.
-    assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.id), 'email');
+    // The address field has the focus when the page opens: the browser applies `autofocus` at its next rendering
+    // after the load, so the test waits for it (a read right after the load can come first on a busy machine).
+    await page.waitForFunction(() => (globalThis as any).document.activeElement?.id === 'email', null, {
+      timeout: 5_000,
+    });
     await page.keyboard.type(EMAIL);
     await page.keyboard.press('Tab');
     await page.keyboard.type(PASSWORD);
