@@ -1,6 +1,7 @@
 // Exports (docs/exports.md): a list operation's whole result set as a file, written in the background; created,
 // listed, read (with a download link once completed) and cancelled here. Free to create: an export is charged per
 // 1,000 rows as it is written.
+import stableStringify from 'safe-stable-stringify';
 import { z } from 'zod';
 import { EXPORT_ROWS_PER_CREDIT, PLANS } from '../../accounts/catalog.js';
 import {
@@ -143,7 +144,9 @@ const createExportOperation = defineOperation({
       },
       ctx.now,
     );
-    const same = JSON.stringify([made.operation, made.params, made.format]) === JSON.stringify(Object.values(request));
+    // Compared in a stable key order: the stored parameters come back from jsonb in its own order.
+    const asked = stableStringify(request);
+    const same = stableStringify({ operation: made.operation, params: made.params, format: made.format }) === asked;
     if (!created && !same) throw idempotencyMismatch(ctx.idempotencyKey!);
     return { data: shown(made, ctx) };
   },
