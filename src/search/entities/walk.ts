@@ -20,21 +20,23 @@ export async function walkEntities(
   walk: Walk | null,
 ): Promise<EntityPage & WalkPage<EntityHit>> {
   const sort = keyedSort(q);
+  // By position: a relevance ranking of the live dataset, not pinned, so no version is read (the hot path of name
+  // searches); a later page is facet-free (the first page had them).
+  if (!sort || (walk && !walk.after)) {
+    const page = await searchEntities(pool, ctx, walk ? { ...q, facets: undefined } : q);
+    return walk
+      ? { hits: page.hits, total: walk.total, version: walk.version, last: null }
+      : { ...page, version: 0, last: null };
+  }
   if (!walk) {
     const page = await firstPage(pool, () => searchEntities(pool, ctx, q));
     const lastHit = page.hits.at(-1);
-    return { ...page, last: sort && lastHit ? await entityKeys(pool, sort, lastHit.document_number) : null };
+    // The keys of the last row are read only when a page follows.
+    const more = lastHit && q.offset + q.limit < page.total;
+    return { ...page, last: more ? await entityKeys(pool, sort, lastHit.document_number) : null };
   }
   const now = await walkVersions(pool, walk);
-  if (sort && walk.after) {
-    const { rows, last } = await entitiesAfter(pool, ctx, q, sort, walk.after, {
-      pin: walk.version,
-      total: walk.total,
-      now,
-    });
-    return { hits: rows, total: walk.total, version: walk.version, last };
-  }
-  // By position: the ranking of the live dataset (a facet-free page; the first page had them).
-  const page = await searchEntities(pool, ctx, { ...q, facets: undefined });
-  return { hits: page.hits, total: walk.total, version: walk.version, last: null };
+  const at = { pin: walk.version, total: walk.total, now };
+  const { rows, last } = await entitiesAfter(pool, ctx, q, sort, walk.after!, at);
+  return { hits: rows, total: walk.total, version: walk.version, last };
 }
