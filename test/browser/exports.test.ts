@@ -2,7 +2,6 @@
 // API with the first key, a `registry worker` process writes the file, and the dashboard's Exports page lists the
 // export with a Download button whose file is the list's every row. Screenshots go to test-results/screenshots.
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,11 +9,8 @@ import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
-import { setPlan } from '../../src/accounts/workspaces.js';
-import { PEPPER } from '../support/app.js';
 import { loadFixture } from '../support/fixture.js';
-import { serverProcess } from '../support/server-process.js';
-import { browserUnavailable, openSite, screenshot, signUpInBrowser, type Site } from './support.js';
+import { browserUnavailable, openSite, screenshot, signedUpOnPlan, workerProcess, type Site } from './support.js';
 
 const unavailable = browserUnavailable();
 // On CI Chromium is installed (.ci/run): its absence is a failure there, a stated skip elsewhere.
@@ -25,7 +21,7 @@ const EMAIL = 'eva@example.com';
 describe('exports in the browser', { skip: unavailable ?? false }, () => {
   let site: Site;
   let page: Page;
-  let worker: ChildProcess | undefined;
+  let worker: Awaited<ReturnType<typeof workerProcess>> | undefined;
   let dir = '';
   let key = '';
 
@@ -34,23 +30,12 @@ describe('exports in the browser', { skip: unavailable ?? false }, () => {
     await loadFixture(site.t.db.pool);
     dir = await mkdtemp(path.join(tmpdir(), 'rl-exports-'));
     page = await site.newPage();
-    key = await signUpInBrowser(site, page, EMAIL, 'correct horse battery');
-    const { rows } = await site.t.db.pool.query<{ id: string }>(
-      'SELECT m.workspace_id AS id FROM workspace_members m JOIN users u ON u.id = m.user_id WHERE u.email = $1',
-      [EMAIL],
-    );
-    await setPlan(site.t.db.pool, rows[0]!.id, 'pro', site.t.clock);
+    ({ key } = await signedUpOnPlan(site, page, EMAIL, 'pro'));
     // Exports run where `registry worker` runs them: a process of its own, as in production.
-    worker = await serverProcess(
-      { DATABASE_URL: site.t.db.url, DATA_DIR: dir, API_KEY_PEPPER: PEPPER, WEBHOOKS_DELIVERY: '0' },
-      { command: 'worker' },
-    );
+    worker = await workerProcess(site, dir);
   });
   after(async () => {
-    if (worker && worker.exitCode === null) {
-      worker.kill('SIGTERM');
-      await new Promise((resolve) => worker!.once('exit', resolve));
-    }
+    await worker?.stop();
     await site?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });

@@ -4,19 +4,15 @@
 // CSV of every row, and the ledger holds exactly one credit per row. A second job queued behind it is cancelled after
 // the confirmation. Screenshots at a laptop's and a phone's width go to test-results/screenshots.
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
-import { setPlan } from '../../src/accounts/workspaces.js';
 import { billingBalance } from '../../src/billing/balance.js';
-import { PEPPER } from '../support/app.js';
 import { loadFixture } from '../support/fixture.js';
-import { serverProcess } from '../support/server-process.js';
-import { browserUnavailable, openSite, screenshot, signUpInBrowser, type Site } from './support.js';
+import { browserUnavailable, openSite, screenshot, signedUpOnPlan, workerProcess, type Site } from './support.js';
 
 const unavailable = browserUnavailable();
 // On CI Chromium is installed (.ci/run): its absence is a failure there, a stated skip elsewhere.
@@ -30,7 +26,7 @@ const JOB_TIMEOUT_MS = 300_000;
 describe('match jobs in the browser', { skip: unavailable ?? false }, () => {
   let site: Site;
   let page: Page;
-  let worker: ChildProcess | undefined;
+  let worker: Awaited<ReturnType<typeof workerProcess>> | undefined;
   let dir = '';
   let workspace = '';
   let jobId = '';
@@ -42,24 +38,12 @@ describe('match jobs in the browser', { skip: unavailable ?? false }, () => {
     await loadFixture(site.t.db.pool);
     dir = await mkdtemp(path.join(tmpdir(), 'rl-matching-'));
     page = await site.newPage();
-    await signUpInBrowser(site, page, EMAIL, 'correct horse battery');
-    const { rows } = await site.t.db.pool.query<{ id: string }>(
-      'SELECT m.workspace_id AS id FROM workspace_members m JOIN users u ON u.id = m.user_id WHERE u.email = $1',
-      [EMAIL],
-    );
-    workspace = rows[0]!.id;
-    await setPlan(site.t.db.pool, workspace, 'growth', site.t.clock);
+    ({ workspace } = await signedUpOnPlan(site, page, EMAIL, 'growth'));
     // The jobs run where `registry worker` runs them: a process of its own, as in production.
-    worker = await serverProcess(
-      { DATABASE_URL: site.t.db.url, DATA_DIR: dir, API_KEY_PEPPER: PEPPER, WEBHOOKS_DELIVERY: '0' },
-      { command: 'worker' },
-    );
+    worker = await workerProcess(site, dir);
   });
   after(async () => {
-    if (worker && worker.exitCode === null) {
-      worker.kill('SIGTERM');
-      await new Promise((resolve) => worker!.once('exit', resolve));
-    }
+    await worker?.stop();
     await site?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });

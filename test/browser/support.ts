@@ -8,7 +8,11 @@ import { simpleParser } from 'mailparser';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import { projectRoot } from '../../src/config/paths.js';
-import { testApp, type TestApp } from '../support/app.js';
+import type { ChildProcess } from 'node:child_process';
+import type { PlanSlug } from '../../src/accounts/catalog.js';
+import { setPlan } from '../../src/accounts/workspaces.js';
+import { PEPPER, testApp, type TestApp } from '../support/app.js';
+import { serverProcess } from '../support/server-process.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -169,4 +173,42 @@ export async function signUpInBrowser(site: Site, page: Page, email: string, pas
   await page.goto(link);
   await page.getByRole('button', { name: 'Verify and continue' }).click();
   return page.locator('#new-key').innerText();
+}
+
+/** Signs up through the browser (signUpInBrowser) and moves the new workspace to `plan`: its id and first key. */
+export async function signedUpOnPlan(
+  site: Site,
+  page: Page,
+  email: string,
+  plan: PlanSlug,
+): Promise<{ workspace: string; key: string }> {
+  const key = await signUpInBrowser(site, page, email, 'correct horse battery');
+  const { rows } = await site.t.db.pool.query<{ id: string }>(
+    'SELECT m.workspace_id AS id FROM workspace_members m JOIN users u ON u.id = m.user_id WHERE u.email = $1',
+    [email],
+  );
+  await setPlan(site.t.db.pool, rows[0]!.id, plan, site.t.clock);
+  return { workspace: rows[0]!.id, key };
+}
+
+/**
+ * A `registry worker` process on the site's database, where match jobs and exports run in production; `stop` ends
+ * it (a no-op once it has exited).
+ */
+export async function workerProcess(
+  site: Site,
+  dataDir: string,
+): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
+  const child = await serverProcess(
+    { DATABASE_URL: site.t.db.url, DATA_DIR: dataDir, API_KEY_PEPPER: PEPPER, WEBHOOKS_DELIVERY: '0' },
+    { command: 'worker' },
+  );
+  return {
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
 }

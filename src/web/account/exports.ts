@@ -1,12 +1,13 @@
 // The Exports page (docs/web.md, "Exports"): the workspace's exports with their progress and, once completed, a
 // Download button. The file is sent here, with the session (the same parts the API's signed link streams), so a
 // member downloads without a key. Exports are created through the API (docs/exports.md).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import { exportFile } from '../../exports/download.js';
 import { getExport, listExports, type Export } from '../../exports/jobs.js';
 import type { WebDeps } from '../context.js';
 import { html, num, when, type Html } from '../html.js';
+import { askedOffset, pager } from '../pager.js';
 import { memberOf, render } from './shared.js';
 
 /** Exports on one page; the rest are a link away. */
@@ -53,8 +54,6 @@ function exportRow(e: Export): Html {
 }
 
 function exportsBody(v: { rows: Export[]; total: number; offset: number }): Html {
-  const last = Math.min(v.offset + EXPORTS_SHOWN, v.total);
-  const link = (offset: number, text: string) => html`<a href="${PAGE}?offset=${String(offset)}">${text}</a>`;
   return html`<div class="card" id="exports">
     <h2>Your exports</h2>
     <p class="hint">
@@ -85,28 +84,21 @@ function exportsBody(v: { rows: Export[]; total: number; offset: number }): Html
         </tbody>
       </table>
     </div>
-    ${
-      v.total > EXPORTS_SHOWN
-        ? html`<p class="hint">
-            ${num(v.offset + 1)} to ${num(last)} of ${num(v.total)}, newest first.
-            ${v.offset > 0 ? link(Math.max(0, v.offset - EXPORTS_SHOWN), 'Newer') : ''}
-            ${last < v.total ? link(last, 'Older') : ''}
-          </p>`
-        : ''
-    }
+    ${pager({
+      ...v,
+      shown: EXPORTS_SHOWN,
+      href: (offset) => `${PAGE}?offset=${offset}`,
+      order: 'newest first',
+      labels: ['Newer', 'Older'],
+    })}
   </div>`;
 }
-
-const offsetOf = (req: FastifyRequest): number => {
-  const asked = Number((req.query as { offset?: string }).offset);
-  return Number.isSafeInteger(asked) && asked > 0 ? asked : 0;
-};
 
 export async function exportsRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
   const { pool } = deps;
   app.get(PAGE, async (req, reply) => {
     const m = memberOf(req);
-    const offset = offsetOf(req);
+    const offset = askedOffset(req);
     const { exports, total } = await listExports(pool, m.workspaceId, { limit: EXPORTS_SHOWN, offset });
     return render(req, reply, deps, m, {
       title: 'Exports',

@@ -6,6 +6,7 @@ import type { MatchField, MatchJob } from '../../matching/jobs.js';
 import { csrfToken } from '../context.js';
 import { html, num, when, type Html } from '../html.js';
 import { csrfField } from '../layout.js';
+import { pager } from '../pager.js';
 
 /** What the page shows: the balance and a page of the jobs (`offset` the first shown). */
 export interface MatchingView {
@@ -129,16 +130,13 @@ function jobRow(req: FastifyRequest, j: MatchJob): Html {
 }
 
 /** Links to the newer and older pages of jobs, when there are more than one page shows. */
-function jobPages(p: MatchingView['jobs']): Html {
-  if (p.total <= p.shown) return html``;
-  const link = (offset: number, text: string) =>
-    html`<a href="/account/matching?offset=${String(offset)}#jobs">${text}</a>`;
-  const last = Math.min(p.offset + p.shown, p.total);
-  return html`<p class="hint">
-    ${num(p.offset + 1)} to ${num(last)} of ${num(p.total)}, newest first.
-    ${p.offset > 0 ? link(Math.max(0, p.offset - p.shown), 'Newer') : ''} ${last < p.total ? link(last, 'Older') : ''}
-  </p>`;
-}
+const jobPages = (p: MatchingView['jobs']): Html =>
+  pager({
+    ...p,
+    href: (offset) => `/account/matching?offset=${offset}#jobs`,
+    order: 'newest first',
+    labels: ['Newer', 'Older'],
+  });
 
 function jobsCard(req: FastifyRequest, v: MatchingView): Html {
   const rows = v.jobs.rows;

@@ -13,6 +13,7 @@ import type { WebDeps } from '../context.js';
 import type { Notice } from '../layout.js';
 import { confirmationCard, isConfirmed } from './confirm.js';
 import { isRunning, matchingBody } from './matching-page.js';
+import { askedOffset } from '../pager.js';
 import { memberOf, noticeFrom, render, type Member } from './shared.js';
 
 /** Jobs on one page: a month of daily uploads; the rest are a link away. */
@@ -39,8 +40,7 @@ export async function matchingRoutes(app: FastifyInstance, deps: WebDeps): Promi
 
   app.get(PAGE, async (req, reply) => {
     const m = memberOf(req);
-    const asked = Number((req.query as { offset?: string }).offset);
-    const offset = Number.isSafeInteger(asked) && asked > 0 ? asked : 0;
+    const offset = askedOffset(req);
     const [balance, { jobs, total }] = await Promise.all([
       billingBalance(pool, m.workspaceId, clock.now()),
       listJobs(pool, m.workspaceId, { limit: JOBS_SHOWN, offset }),

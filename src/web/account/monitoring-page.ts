@@ -11,6 +11,7 @@ import type { Endpoint, Watch } from '../../monitoring/store.js';
 import type { FieldErrors } from '../forms.js';
 import { html, num, when, type Html } from '../html.js';
 import { csrfField } from '../layout.js';
+import { pager } from '../pager.js';
 
 /** What the page shows of a workspace. */
 export interface MonitoringView {
@@ -208,16 +209,13 @@ function attemptsCard(v: MonitoringView): Html {
 }
 
 /** Links to the previous and next pages of watches, when there are more than one page shows. */
-function watchPages(w: MonitoringView['watches']): Html {
-  if (w.total <= w.shown) return html``;
-  const link = (offset: number, text: string) =>
-    html`<a href="/account/monitoring?watches_offset=${String(offset)}#watches">${text}</a>`;
-  const last = Math.min(w.offset + w.shown, w.total);
-  return html`<p class="hint">
-    ${num(w.offset + 1)} to ${num(last)} of ${num(w.total)}, by document number.
-    ${w.offset > 0 ? link(Math.max(0, w.offset - w.shown), 'Previous') : ''} ${last < w.total ? link(last, 'Next') : ''}
-  </p>`;
-}
+const watchPages = (w: MonitoringView['watches']): Html =>
+  pager({
+    ...w,
+    href: (offset) => `/account/monitoring?watches_offset=${offset}#watches`,
+    order: 'by document number',
+    labels: ['Previous', 'Next'],
+  });
 
 function watchesCard(req: FastifyRequest, v: MonitoringView, state: FormState): Html {
   const f = formParts(req, state);

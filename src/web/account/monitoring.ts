@@ -16,6 +16,7 @@ import type { WebDeps } from '../context.js';
 import type { FieldErrors } from '../forms.js';
 import { html } from '../html.js';
 import type { Notice } from '../layout.js';
+import { askedOffset } from '../pager.js';
 import { actorOf, type Member, memberOf, noticeFrom, render, workspaceOf } from './shared.js';
 import { monitoringBody, SEARCH_FIELDS, type FormState } from './monitoring-page.js';
 
@@ -69,8 +70,7 @@ async function show(req: FastifyRequest, reply: FastifyReply, deps: WebDeps, m: 
   const limits = PLANS[(await workspaceOf(deps, m)).plan].monitoring;
   if (!limits) return render(req, reply, deps, m, { ...page, status: o.status ? 403 : 200, body: notOnPlan() });
   const { pool } = deps;
-  const asked = Number((req.query as { watches_offset?: string }).watches_offset);
-  const watchPage = { limit: WATCHES_SHOWN, offset: Number.isSafeInteger(asked) && asked > 0 ? asked : 0 };
+  const watchPage = { limit: WATCHES_SHOWN, offset: askedOffset(req, 'watches_offset') };
   const [endpoints, watches, searches, events] = await Promise.all([
     store.listEndpoints(pool, m.workspaceId),
     store.listWatches(pool, m.workspaceId, watchPage),
