@@ -276,7 +276,7 @@ describe('metering', () => {
       'SELECT id, request_id FROM credit_ledger WHERE id = ANY($1)',
       [answers.map((a) => a.reservation).filter((r) => r !== null)],
     );
-    for (const r of own) await t.app.settlement.release(r.request_id, [Number(r.id)]);
+    for (const r of own) await t.app.settlement.release(r.request_id, [Number(r.id)], 500);
     assert.equal((await consistent(workspace.id)).balance, 2);
   });
 
@@ -312,7 +312,7 @@ describe('metering', () => {
     const check = await consistent(workspace.id);
     assert.equal(check.monthly_remaining, 50_000 - 12);
     for (const [i, a] of answers.slice(0, 3).entries())
-      await t.app.settlement.release(`req_many_${i}`, [a.reservation!]);
+      await t.app.settlement.release(`req_many_${i}`, [a.reservation!], 500);
     const kept = await Promise.all(
       answers.slice(3).map((a, i) =>
         t.app.settlement.keep({
@@ -343,7 +343,7 @@ describe('metering', () => {
         (await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit,
         'on',
       );
-      await t.app.settlement.release('req_async_commit', [r.reservation!]);
+      await t.app.settlement.release('req_async_commit', [r.reservation!], 500);
     } finally {
       await pool.end();
     }

@@ -28,11 +28,15 @@ const reservations = async (ws: string): Promise<number> =>
   Number(
     (await t.db.pool.query('SELECT count(*) AS n FROM credit_reservations WHERE workspace_id = $1', [ws])).rows[0].n,
   );
-/** Waits for the workspace's reservations to be settled (a loaded machine takes longer than a moment), 5 s at most. */
-async function settle(ws: string): Promise<void> {
+/**
+ * Waits for the workspace's reservations to be settled and its balance to be back at `balance` (a charge kept
+ * while the request ran is refunded after the client has gone; a loaded machine takes longer than a moment), 5 s
+ * at most: the assertions after it fail if it never is.
+ */
+async function settle(ws: string, balance: number): Promise<void> {
   for (let i = 0; i < 100; i++) {
     await new Promise((resolve) => setTimeout(resolve, 50));
-    if ((await reservations(ws)) === 0) return;
+    if ((await reservations(ws)) === 0 && (await remaining(ws)) === balance) return;
   }
 }
 
@@ -58,7 +62,7 @@ describe('an answer the client never gets', () => {
       );
       assert.match(answer, /^HTTP\/1\.1 400 /);
     }
-    await settle(workspace.id);
+    await settle(workspace.id, 50_000);
     assert.equal(await remaining(workspace.id), 50_000);
     assert.equal(await reservations(workspace.id), 0);
     assert.ok(await consistent(workspace.id));
@@ -80,7 +84,7 @@ describe('an answer the client never gets', () => {
     assert.ok(outcomes.every((o) => o instanceof Error));
     await blocker.query('COMMIT');
     blocker.release();
-    await settle(workspace.id);
+    await settle(workspace.id, 50_000);
     await t.app.requestLog.flush();
     const { rows } = await t.db.pool.query<{ status: number; credits: number }>(
       'SELECT status, credits FROM request_logs WHERE workspace_id = $1',
@@ -227,7 +231,7 @@ describe('refunds the database refused', () => {
     } as unknown as pg.Pool;
     const errors: string[] = [];
     const settlement = new Settlement(flaky, t.clock, (_err, _fields, message) => errors.push(message));
-    await settlement.release('req_refund_later', [r.reservation!]);
+    await settlement.release('req_refund_later', [r.reservation!], 500);
     assert.equal(errors.length, 1);
     assert.equal(await remaining(workspace.id), 49_999); // still held
     down = false;

@@ -51,18 +51,31 @@ export class RequestLog {
 
   private async write(rows: RequestLogRow[]): Promise<void> {
     const col = <K extends keyof RequestLogRow>(k: K): Array<RequestLogRow[K]> => rows.map((r) => r[k]);
-    const days = usageDays(rows);
-    // One statement: the logs and the daily usage they add up to are written together or not at all.
+    // One statement: the logs and the daily usage they add up to are written together or not at all. The usage
+    // counts only the rows written: a request whose row its charge's keep already wrote is not counted twice.
+    // rest and mcp: the credits kept by live keys and members (the chart); requests and credits: every request of
+    // the key, test keys' too (the keys page).
     await this.pool.query(
-      `WITH logged AS (
+      `WITH given AS (
+         SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                              $8::int[], $9::real[], $10::int[], $11::text[], $12::text[], $13::boolean[])
+           AS g(request_id, at, workspace_id, key_id, surface, method, route, status, duration_ms, credits, client_ip,
+                user_id, test_key)),
+       logged AS (
          INSERT INTO request_logs (request_id, at, workspace_id, key_id, surface, method, route, status, duration_ms,
                                    credits, client_ip, user_id)
-         SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                              $8::int[], $9::real[], $10::int[], $11::text[], $12::text[])
-         ON CONFLICT (request_id) DO NOTHING)
+         SELECT request_id, at, workspace_id, key_id, surface, method, route, status, duration_ms, credits, client_ip,
+                user_id FROM given
+         ON CONFLICT (request_id) DO NOTHING
+         RETURNING request_id)
        INSERT INTO usage_days AS u (workspace_id, day, key_id, rest, mcp, requests, credits)
-       SELECT * FROM unnest($13::text[], $14::date[], $15::text[], $16::bigint[], $17::bigint[], $18::bigint[],
-                            $19::bigint[])
+       SELECT g.workspace_id, (g.at AT TIME ZONE 'UTC')::date, coalesce(g.key_id, ''),
+              coalesce(sum(g.credits) FILTER (WHERE g.surface = 'rest' AND NOT g.test_key AND g.credits > 0), 0),
+              coalesce(sum(g.credits) FILTER (WHERE g.surface = 'mcp' AND NOT g.test_key AND g.credits > 0), 0),
+              count(*), sum(greatest(g.credits, 0))
+       FROM given g JOIN logged USING (request_id)
+       WHERE g.workspace_id IS NOT NULL AND g.surface <> 'keyless'
+       GROUP BY 1, 2, 3
        ON CONFLICT (workspace_id, day, key_id) DO UPDATE SET rest = u.rest + excluded.rest,
          mcp = u.mcp + excluded.mcp, requests = u.requests + excluded.requests, credits = u.credits + excluded.credits`,
       [
@@ -78,46 +91,10 @@ export class RequestLog {
         col('credits'),
         col('client_ip'),
         col('user_id'),
-        days.map((d) => d.workspace),
-        days.map((d) => d.day),
-        days.map((d) => d.key),
-        days.map((d) => d.rest),
-        days.map((d) => d.mcp),
-        days.map((d) => d.requests),
-        days.map((d) => d.credits),
+        col('test_key'),
       ],
     );
   }
-}
-
-interface UsageDay {
-  workspace: string;
-  day: string;
-  /** The key, or '' for a member's call. */
-  key: string;
-  /** Credits kept by live keys and members, by surface (the workspace's chart). */
-  rest: number;
-  mcp: number;
-  /** Every request of the key and the credits it kept, test keys' too (the keys page). */
-  requests: number;
-  credits: number;
-}
-
-/** A batch added up per workspace, UTC day and key. */
-function usageDays(rows: readonly RequestLogRow[]): UsageDay[] {
-  const days = new Map<string, UsageDay>();
-  for (const r of rows) {
-    if (!r.workspace_id || r.surface === 'keyless') continue;
-    const day = r.at.toISOString().slice(0, 10);
-    const key = r.key_id ?? '';
-    const id = `${r.workspace_id} ${day} ${key}`;
-    const d = days.get(id) ?? { workspace: r.workspace_id, day, key, rest: 0, mcp: 0, requests: 0, credits: 0 };
-    d.requests += 1;
-    d.credits += Math.max(r.credits, 0);
-    if (!r.test_key && r.credits > 0) d[r.surface] += r.credits;
-    days.set(id, d);
-  }
-  return [...days.values()];
 }
 
 export async function findRequestLog(pool: pg.Pool, requestId: string): Promise<Record<string, unknown> | null> {

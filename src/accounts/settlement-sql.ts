@@ -71,3 +71,12 @@ used AS (
   ON CONFLICT (workspace_id, day, key_id) DO UPDATE SET rest = u.rest + excluded.rest, mcp = u.mcp + excluded.mcp,
     requests = u.requests + excluded.requests, credits = u.credits + excluded.credits)
 SELECT count(*)::int AS kept FROM gone`;
+
+/**
+ * The final status and time of answers kept early (src/accounts/settlement.ts), once sent: $1 request ids, $2
+ * statuses, $3 durations. A row refunded meanwhile (no credits) keeps what its refund wrote.
+ */
+export const AMEND_SQL = `
+UPDATE request_logs l SET status = a.status, duration_ms = a.duration_ms
+FROM unnest($1::text[], $2::int[], $3::real[]) AS a(request_id, status, duration_ms)
+WHERE l.request_id = a.request_id AND l.credits > 0`;

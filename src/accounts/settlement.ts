@@ -1,11 +1,13 @@
 // The credit's last stage (docs/contract.md, "What a client can rely on"): a charged answer is kept before it is
 // sent, with its request-log row, its daily usage and its idempotent copy, in one committed transaction; a request
-// that failed, or an answer that never reached its client, is refunded. Refunds that fail (the database is down)
-// are tried again until they pass, so held credits are free within a second or two of the database answering.
+// that failed, or an answer that never reached its client, is refunded. The common answer (one credit, no
+// Idempotency-Key) is kept early, while its handler runs, so that the keep's round trip and flush are off the
+// answer's path; its log row's status and time are written after. Refunds that fail (the database is down) are
+// tried again until they pass, so held credits are free within a second or two of the database answering.
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import type { RequestLogRow } from './request-log.js';
-import { KEEP_ONE_SQL, KEEP_SQL } from './settlement-sql.js';
+import { AMEND_SQL, KEEP_ONE_SQL, KEEP_SQL } from './settlement-sql.js';
 
 /** One charge of an answer about to be sent, and the copy an Idempotency-Key keeps of it. */
 export interface KeptCharge {
@@ -35,12 +37,24 @@ const MAX_BATCH = 256;
 /** A refund the database refused is tried again this often (held credits are free this long after it is back). */
 const REFUND_RETRY_MS = 1_000;
 
+/** What a refund gives back: a reservation never kept, or an answer kept (or perhaps kept) and then not given. */
+type Refund =
+  { readonly kind: 'reservation' } | { readonly kind: 'answer'; readonly status: number; readonly note: string };
+
+/** The log status of a kept answer that did not reach its client (nginx's "client closed request"). */
+export const CLIENT_GONE = 499;
+
 export class Settlement {
   private queue: Waiting[] = [];
   private running = false;
   /** Refunds still to write, by request: reservations to release, or kept answers that were not delivered. */
-  private readonly owed = new Map<string, { entries: number[]; kept: boolean }>();
+  private readonly owed = new Map<string, { entries: number[]; refund: Refund }>();
   private retry: NodeJS.Timeout | null = null;
+  /** Early keeps by request: kept (true), gone (false), or failed; settled by keep() or release(). */
+  private readonly early = new Map<string, { readonly ledgerId: number; readonly kept: Promise<boolean | Error> }>();
+  /** Kept answers' final log status and time, written after they are sent, a batch at a time. */
+  private amends: Array<{ requestId: string; status: number; durationMs: number }> = [];
+  private amending: Promise<void> | null = null;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -54,6 +68,35 @@ export class Settlement {
    * batch is in the database go together in the next one, so a busy instance commits once per batch.
    */
   keep(keep: Keep): Promise<boolean> {
+    const early = this.early.get(keep.log.request_id);
+    if (early) return this.finishEarly(keep, early);
+    return this.enqueue(keep);
+  }
+
+  /**
+   * Keeps a request's one charge while its handler runs, as the 200 it is expected to be (the log row's status
+   * and time are corrected once the answer is known). keep() then waits for it; release() refunds it.
+   */
+  keepEarly(keep: Keep): void {
+    const { request_id: id } = keep.log;
+    if (keep.charges.length !== 1 || keep.charges[0]!.idempotency)
+      throw new Error(`early keep of ${id}: one charge, no copy`);
+    const kept = this.enqueue(keep).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+    this.early.set(id, { ledgerId: keep.charges[0]!.ledgerId, kept });
+  }
+
+  private async finishEarly(keep: Keep, early: { ledgerId: number; kept: Promise<boolean | Error> }): Promise<boolean> {
+    const { request_id: requestId, status, duration_ms: durationMs } = keep.log;
+    this.early.delete(requestId);
+    if (keep.charges.length !== 1 || keep.charges[0]!.ledgerId !== early.ledgerId || keep.charges[0]!.idempotency)
+      throw new Error(`the answer of ${requestId} has other charges than its early keep`);
+    const kept = await early.kept;
+    if (kept instanceof Error) throw kept;
+    if (kept) this.amend({ requestId, status, durationMs });
+    return kept;
+  }
+
+  private enqueue(keep: Keep): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.queue.push({ keep, resolve, reject });
       if (!this.running) void this.run();
@@ -133,30 +176,44 @@ export class Settlement {
     return rows[0]!.kept === 1;
   }
 
-  /** Refunds the reservations of a request that failed; resolves once written or, if the database refused, queued. */
-  async release(requestId: string, entries: readonly number[]): Promise<void> {
-    await this.refund(requestId, entries, false);
+  /**
+   * Refunds a request that failed (its answer of `status`, or CLIENT_GONE): its reservations or, when it was kept
+   * early, its kept charge, once the keep is over. Resolves once written or, if the database refused, queued.
+   */
+  async release(requestId: string, entries: readonly number[], status: number): Promise<void> {
+    const early = this.early.get(requestId);
+    if (!early) return this.refund(requestId, entries, { kind: 'reservation' });
+    this.early.delete(requestId);
+    await early.kept;
+    await this.refund(requestId, entries, { kind: 'answer', status, note: 'request not served' });
   }
 
   /** Refunds an answer that was kept but did not reach its client (its log row then says 499). */
   async undelivered(requestId: string, entries: readonly number[]): Promise<void> {
-    await this.refund(requestId, entries, true);
+    await this.refund(requestId, entries, { kind: 'answer', status: CLIENT_GONE, note: 'answer not delivered' });
   }
 
-  private async refund(requestId: string, entries: readonly number[], kept: boolean): Promise<void> {
+  private async refund(requestId: string, entries: readonly number[], refund: Refund): Promise<void> {
     if (entries.length === 0) return;
     try {
-      await this.writeRefund(entries, requestId, kept);
+      await this.writeRefund(entries, requestId, refund);
     } catch (err) {
       this.onError(err, { request_id: requestId }, 'a refund failed; it is tried again every second');
-      this.owed.set(requestId, { entries: [...entries], kept });
+      this.owed.set(requestId, { entries: [...entries], refund });
       this.retry ??= setTimeout(() => void this.retryOwed(), REFUND_RETRY_MS).unref();
     }
   }
 
-  private async writeRefund(entries: readonly number[], requestId: string, kept: boolean): Promise<void> {
+  private async writeRefund(entries: readonly number[], requestId: string, refund: Refund): Promise<void> {
     const now = this.clock.now();
-    if (kept) await this.pool.query('SELECT api_undelivered($1, $2, $3)', [requestId, entries, now]);
+    if (refund.kind === 'answer')
+      await this.pool.query('SELECT api_refund_answer($1, $2, $3, $4, $5)', [
+        requestId,
+        entries,
+        now,
+        refund.status,
+        refund.note,
+      ]);
     // Only the request's own entries (a database crash can lose an entry and give its id to another's).
     else
       await this.pool.query(
@@ -166,11 +223,40 @@ export class Settlement {
       );
   }
 
+  /**
+   * Writes a kept answer's final status and time into its log row, off the answer's path, batched; a row already
+   * refunded (no credits) is left as its refund wrote it. Lost with a crash, the row keeps the early keep's 200.
+   */
+  private amend(a: { requestId: string; status: number; durationMs: number }): void {
+    this.amends.push(a);
+    this.amending ??= this.writeAmends();
+  }
+
+  private async writeAmends(): Promise<void> {
+    try {
+      while (this.amends.length > 0) {
+        const batch = this.amends.splice(0, MAX_BATCH);
+        await this.pool
+          .query({
+            name: 'settlement_amend',
+            text: AMEND_SQL,
+            values: [batch.map((a) => a.requestId), batch.map((a) => a.status), batch.map((a) => a.durationMs)],
+          })
+          .catch((err: unknown) =>
+            this.onError(err, { requests: batch.length }, "kept answers' log status and time were not written"),
+          );
+      }
+    } finally {
+      // In the same turn as the loop's last look: an amend added after it starts a new run.
+      this.amending = null;
+    }
+  }
+
   private async retryOwed(): Promise<void> {
     this.retry = null;
-    for (const [requestId, { entries, kept }] of this.owed) {
+    for (const [requestId, { entries, refund }] of this.owed) {
       try {
-        await this.writeRefund(entries, requestId, kept);
+        await this.writeRefund(entries, requestId, refund);
         this.owed.delete(requestId);
       } catch {
         break; // still down: all wait for the next try
@@ -185,5 +271,6 @@ export class Settlement {
     this.retry = null;
     await this.retryOwed();
     if (this.retry) clearTimeout(this.retry);
+    await this.amending;
   }
 }

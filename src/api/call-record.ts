@@ -2,6 +2,7 @@
 // set on the request by whichever surface answered it (REST, MCP, the billing routes), and the log row
 // built from it: at the answer's settlement for a charged answer, when the response ends for the others.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Caller } from '../accounts/gate.js';
 import type { RequestLogRow } from '../accounts/request-log.js';
 import type { Clock } from '../clock.js';
 import type { Outcome } from './outcome.js';
@@ -27,19 +28,28 @@ declare module 'fastify' {
 }
 
 export function recordCall(req: FastifyRequest, outcome: Outcome, surface: CallRecord['surface']): void {
-  req.call = {
-    workspaceId: outcome.caller?.workspaceId ?? null,
-    keyId: outcome.caller?.keyId ?? null,
-    userId: outcome.caller?.userId ?? null,
-    testKey: outcome.caller?.keyKind === 'test',
-    credits: outcome.charges.length,
+  req.call = callRecord(outcome.caller, outcome.charges.length, surface);
+}
+
+export function callRecord(caller: Caller | null, credits: number, surface: CallRecord['surface']): CallRecord {
+  return {
+    workspaceId: caller?.workspaceId ?? null,
+    keyId: caller?.keyId ?? null,
+    userId: caller?.userId ?? null,
+    testKey: caller?.keyKind === 'test',
+    credits,
     surface,
   };
 }
 
-/** The request's log row, as of now, for an answer of `status`. */
-export function logRow(req: FastifyRequest, reply: FastifyReply, status: number, clock: Clock): RequestLogRow {
-  const call = req.call;
+/** The request's log row, as of now, for an answer of `status` (`call`: what the request tells, if not yet set). */
+export function logRow(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  clock: Clock,
+  call: CallRecord | undefined = req.call,
+): RequestLogRow {
   return {
     request_id: req.id,
     at: new Date(clock.now().getTime() - reply.elapsedTime),

@@ -1,13 +1,15 @@
 // The pipeline's last stage, as an answer leaves (docs/contract.md, "What a client can rely on"). A charged answer
 // is sent only once its credits are kept, with its request-log row, daily usage and idempotent copy, in one committed
-// transaction: a crash after that has charged an answer at most as it was being written, and a retry with the same
-// Idempotency-Key gets it free; a crash before it sent nothing, and the reservation is refunded. An answer whose
-// client is gone before it is written, or whose connection closes before it is all written, is refunded.
+// transaction: a retry with the same Idempotency-Key gets it free. The common answer (one credit, no key) starts its
+// keep as its handler starts (begin), so that the keep's round trip overlaps the handler's read; a crash while it
+// is handled may then charge an answer never given. An answer whose client is gone before it is written, or whose
+// connection closes before it is all written, is refunded.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestLogRow } from '../accounts/request-log.js';
-import type { KeptCharge, Settlement } from '../accounts/settlement.js';
+import type { Caller } from '../accounts/gate.js';
+import { CLIENT_GONE, type KeptCharge, type Settlement } from '../accounts/settlement.js';
 import type { Clock } from '../clock.js';
-import { logRow } from './call-record.js';
+import { callRecord, logRow, type CallRecord } from './call-record.js';
 import type { ErrorLog } from './error-log.js';
 import { ApiError } from './errors.js';
 
@@ -18,9 +20,6 @@ export interface Answer {
   readonly type: string;
   readonly body: string;
 }
-
-/** The status a request log gives an answer whose client went away before it was written (nginx's). */
-const CLIENT_GONE = 499;
 
 /** The 500 of a charged answer that could not be kept: it is not sent, and not charged. */
 export const notKept = (): ApiError =>
@@ -39,6 +38,21 @@ export class Delivery {
   ) {}
 
   /**
+   * Starts keeping a request's one charge as its handler starts (the pipeline's early keep): send() then waits for
+   * it, or the pipeline's failure path refunds it.
+   */
+  begin(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    surface: CallRecord['surface'],
+    caller: Caller,
+    charge: number,
+  ): void {
+    const log = logRow(req, reply, 200, this.clock, callRecord(caller, 1, surface));
+    this.settlement.keepEarly({ log, charges: [{ ledgerId: charge, idempotency: null }] });
+  }
+
+  /**
    * Writes `answer`, keeping `charges` first. When they cannot be kept (a reservation the sweeper released, the
    * database down), `unkept()` is written instead, free.
    */
@@ -52,7 +66,7 @@ export class Delivery {
     const entries = charges.map((c) => c.ledgerId);
     if (entries.length === 0) return write(reply, answer);
     if (clientGone(req, reply)) {
-      await this.settlement.release(req.id, entries);
+      await this.settlement.release(req.id, entries, CLIENT_GONE);
       this.uncharge(req);
       this.log(logRow(req, reply, CLIENT_GONE, this.clock));
       if (req.call) req.call.logged = true;

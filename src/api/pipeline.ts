@@ -55,6 +55,11 @@ export interface Invocation {
   readonly member?: MemberCall | null;
   /** The Idempotency-Key presented (REST's header, an MCP call's `_meta`), unread. */
   readonly idempotencyKey?: unknown;
+  /**
+   * Starts keeping the call's one credit while its handler runs (src/api/delivery.ts, begin), where the surface
+   * answers one call a request; without it the credit is kept as the answer is sent.
+   */
+  readonly keepEarly?: (caller: Caller, charge: number) => void;
 }
 
 /** Finds the member signed in to the web app behind a request on the same-origin proxy (src/web/proxy-auth.ts). */
@@ -164,6 +169,7 @@ export class Pipeline {
         }
       }
 
+      if (inv.keepEarly && charges.length === 1 && claimed === null) inv.keepEarly(caller, charges[0]!);
       const result = await op.handle(parsed.data, this.context(inv, caller));
       const body = await this.envelope(op, result, inv.requestId);
       const headers = { ...rateLimitHeaders(rate), ...fileHeaders(result) };
@@ -179,7 +185,7 @@ export class Pipeline {
       });
       // A 404 is an answer and costs its credit (kept as it is sent); anything else is refunded now.
       if (err instanceof ApiError && err.status === 404) return { ...failed, charges, idempotencyKey: claimed };
-      await this.deps.settlement.release(inv.requestId, charges);
+      await this.deps.settlement.release(inv.requestId, charges, failed.status);
       if (claimed && caller) {
         const onError = (e: unknown): void => this.deps.errors.error(e, { request_id: inv.requestId }, 'freeing a key');
         await this.deps.idempotency.release(caller.workspaceId, claimed, inv.requestId, onError);

@@ -84,6 +84,7 @@ export function registerRest(
         clientIp: req.ip,
         member: op.keyless ? null : await member(req),
         idempotencyKey: req.headers[IDEMPOTENCY_HEADER],
+        keepEarly: (caller, charge) => delivery.begin(req, reply, 'rest', caller, charge),
       });
       recordCall(req, outcome, op.keyless ? 'keyless' : 'rest');
       const answer = render(outcome, columns, csv);

@@ -19,7 +19,7 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENCY_META } from '../idempotency.js';
 import { API_VERSION } from '../openapi.js';
 import type { Operation } from '../operation.js';
 import type { Outcome } from '../outcome.js';
-import type { Pipeline } from '../pipeline.js';
+import type { Invocation, Pipeline } from '../pipeline.js';
 import { fromApiError, RPC_ERROR, RpcError } from './errors.js';
 import { mcpTools, type McpTool } from './tools.js';
 
@@ -52,6 +52,8 @@ export interface Exchange {
   readonly headers: IncomingHttpHeaders;
   readonly clientIp: string;
   readonly outcomes: Outcome[];
+  /** Keeps a call's credit while it runs, when the request holds one call (src/api/pipeline.ts, keepEarly). */
+  readonly keepEarly?: Invocation['keepEarly'];
 }
 
 /** What every request's server offers, built once from the operation table. */
@@ -103,6 +105,7 @@ export function createMcpServer(
       clientIp: exchange.clientIp,
       // A call's own key, else the HTTP request's (docs/contract.md, "Idempotency keys").
       idempotencyKey: request.params._meta?.[IDEMPOTENCY_META] ?? exchange.headers[IDEMPOTENCY_HEADER],
+      ...(exchange.keepEarly && { keepEarly: exchange.keepEarly }),
     });
     exchange.outcomes.push(outcome);
     return toolResult(outcome, exchange.requestId);

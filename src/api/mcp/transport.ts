@@ -14,6 +14,7 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { credentialHeaders } from '../credentials.js';
 import type { Operation } from '../operation.js';
+import type { Caller } from '../../accounts/gate.js';
 import type { Pipeline } from '../pipeline.js';
 import { recordCall } from '../call-record.js';
 import { notKept, type Delivery } from '../delivery.js';
@@ -154,7 +155,16 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
     const refused = invalidParams(message, requestId);
     if (refused) return sendFrame(reply, 200, refused);
 
-    const exchange: Exchange = { requestId, headers: credentialHeaders(req), clientIp: req.ip, outcomes: [] };
+    const exchange: Exchange = {
+      requestId,
+      headers: credentialHeaders(req),
+      clientIp: req.ip,
+      outcomes: [],
+      // One call a request: its credit can be kept as it runs (a batch's are kept together as it is sent).
+      ...(isJSONRPCRequest(message) && {
+        keepEarly: (caller: Caller, charge: number) => deps.delivery.begin(req, reply, 'mcp', caller, charge),
+      }),
+    };
     const server = createMcpServer(catalog, deps.pipeline, exchange, validator);
     const transport = new RequestTransport(requestId);
     server.onerror = (err) => req.log.debug({ err, request_id: requestId }, 'mcp request not served');

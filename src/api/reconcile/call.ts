@@ -106,7 +106,7 @@ export async function reconcileCall(
     const apiError = err instanceof ApiError ? err : isQueryCanceled(err) ? queryTimedOut() : internalError();
     // A 404 is an answer and costs its credits, kept as it is sent; anything else is refunded now.
     const answered = apiError.status === 404 ? charges : [];
-    await deps.settlement.release(req.id, apiError.status === 404 ? [] : charges);
+    await deps.settlement.release(req.id, apiError.status === 404 ? [] : charges, apiError.status);
     if (!(err instanceof ApiError))
       deps.errors.error(err, { request_id: req.id, reconcile: spec.name }, 'a reconciliation call failed');
     rate ??= caller
@@ -150,7 +150,7 @@ async function checkGate(
   const failure = settled.find((s) => s.status === 'rejected');
   if (failure) {
     const made = settled.flatMap((s) => (s.status === 'fulfilled' ? reserved(s.value) : []));
-    await deps.settlement.release(requestId, made);
+    await deps.settlement.release(requestId, made, internalError().status);
     throw failure.reason;
   }
   return settled.map((s) => (s as PromiseFulfilledResult<GateResult>).value);
