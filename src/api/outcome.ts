@@ -1,8 +1,11 @@
 // What the pipeline answers a call with (src/api/pipeline.ts), before a surface writes it: the status and body, the
-// handler's result for other renderings, the credit it costs (kept as it is sent, src/api/delivery.ts), and an
-// answer given before under the same Idempotency-Key.
+// handler's result for other renderings, the credit it costs (kept as it is sent, src/api/delivery.ts), an
+// answer given before under the same Idempotency-Key, and the error envelope of a call that failed.
 import type { Caller, GateResult } from '../accounts/gate.js';
-import type { ApiError } from './errors.js';
+import { isQueryCanceled } from '../db/pool.js';
+import { rateLimitHeaders, type RateDecision } from '../ratelimit/index.js';
+import type { ErrorLog } from './error-log.js';
+import { ApiError, internalError, queryTimedOut } from './errors.js';
 import type { FileResult, ListResult, SingleResult } from './operation.js';
 
 export type Result = ListResult | SingleResult | FileResult;
@@ -62,5 +65,35 @@ export function fileHeaders(result: Result): Record<string, string> {
   return {
     'content-type': result.file.contentType,
     'content-disposition': `attachment; filename="${result.file.filename}"`,
+  };
+}
+
+/** A stage's failure on its way to the answer: the window to show and who called, when known. */
+export interface Failed {
+  readonly err: unknown;
+  readonly rate: RateDecision | null;
+  readonly caller: Caller | null;
+  readonly requestId: string;
+  /** The log line of an unexpected error, and what it names. */
+  readonly log: readonly [message: string, fields: Record<string, unknown>];
+}
+
+/** The answer to a failed call: its error in the envelope (an unexpected one logged, and answered 500). */
+export function failed(errors: ErrorLog, f: Failed): Outcome {
+  const { err } = f;
+  const apiError = err instanceof ApiError ? err : isQueryCanceled(err) ? queryTimedOut() : internalError();
+  if (!(err instanceof ApiError)) errors.error(err, { ...f.log[1], request_id: f.requestId }, f.log[0]);
+  const headers = f.rate ? rateLimitHeaders(f.rate) : {};
+  if (apiError.extra.retryAfter !== undefined) headers['retry-after'] = String(apiError.extra.retryAfter);
+  return {
+    status: apiError.status,
+    body: apiError.body(f.requestId),
+    result: null,
+    headers,
+    caller: f.caller,
+    charges: [],
+    idempotencyKey: null,
+    replay: null,
+    error: apiError,
   };
 }

@@ -23,12 +23,11 @@ import {
   type RateDecision,
   type RateLimiter,
 } from '../ratelimit/index.js';
-import { isQueryCanceled } from '../db/pool.js';
 import type { ErrorLog } from './error-log.js';
-import { ApiError, badRequest, internalError, queryTimedOut, unauthorized } from './errors.js';
+import { ApiError, badRequest, unauthorized } from './errors.js';
 import { idempotencyMismatch, idempotencyRunning, readIdempotencyKey, requestFingerprint } from './idempotency.js';
 import type { ListResult, Operation, SingleResult } from './operation.js';
-import { fileHeaders, replayed, reserved, success, type Outcome, type Result } from './outcome.js';
+import { failed, fileHeaders, replayed, reserved, success, type Outcome, type Result } from './outcome.js';
 import {
   parseOrRefuse,
   perMinuteRefusal,
@@ -78,16 +77,6 @@ export interface PipelineDeps {
   readonly idempotency: IdempotencyKeys;
 }
 
-/** A stage's failure on its way to the answer: the window to show and who called, when known. */
-interface Failed {
-  readonly err: unknown;
-  readonly rate: RateDecision | null;
-  readonly caller: Caller | null;
-  readonly requestId: string;
-  /** The log line of an unexpected error, and what it names. */
-  readonly log: readonly [message: string, fields: Record<string, unknown>];
-}
-
 export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {}
 
@@ -106,7 +95,7 @@ export class Pipeline {
       const body = await this.envelope(op, result, inv.requestId);
       return success(body, result, rateLimitHeaders(rate), null);
     } catch (err) {
-      return this.failure({
+      return failed(this.deps.errors, {
         err,
         rate,
         caller: null,
@@ -176,7 +165,7 @@ export class Pipeline {
       return { ...success(body, result, headers, caller), charges, idempotencyKey: claimed };
     } catch (err) {
       rate ??= await this.currentWindow(caller);
-      const failed = this.failure({
+      const refused = failed(this.deps.errors, {
         err,
         rate,
         caller,
@@ -184,13 +173,13 @@ export class Pipeline {
         log: ['operation failed', { operation: op.name }],
       });
       // A 404 is an answer and costs its credit (kept as it is sent); anything else is refunded now.
-      if (err instanceof ApiError && err.status === 404) return { ...failed, charges, idempotencyKey: claimed };
-      await this.deps.settlement.release(inv.requestId, charges, failed.status);
+      if (err instanceof ApiError && err.status === 404) return { ...refused, charges, idempotencyKey: claimed };
+      await this.deps.settlement.release(inv.requestId, charges, refused.status);
       if (claimed && caller) {
         const onError = (e: unknown): void => this.deps.errors.error(e, { request_id: inv.requestId }, 'freeing a key');
         await this.deps.idempotency.release(caller.workspaceId, claimed, inv.requestId, onError);
       }
-      return failed;
+      return refused;
     }
   }
 
@@ -208,7 +197,7 @@ export class Pipeline {
       const rate = await this.deps.limiter.peek(workspaceWindow(caller.workspaceId), caller.perMinute);
       return success(null, null, rateLimitHeaders(rate), caller);
     } catch (err) {
-      return this.failure({
+      return failed(this.deps.errors, {
         err,
         rate: null,
         caller,
@@ -233,7 +222,7 @@ export class Pipeline {
       return success({ data, meta: { request_id: inv.requestId } }, null, rateLimitHeaders(rate), caller);
     } catch (err) {
       rate ??= await this.currentWindow(caller);
-      return this.failure({
+      return failed(this.deps.errors, {
         err,
         rate,
         caller,
@@ -291,25 +280,6 @@ export class Pipeline {
     const given = readIdempotencyKey(inv.idempotencyKey);
     const idempotencyKey = given && 'key' in given ? given.key : null;
     return { requestId, caller, now: this.deps.clock.now(), services: this.deps.services, clientIp, idempotencyKey };
-  }
-
-  private failure(f: Failed): Outcome {
-    const { err } = f;
-    const apiError = err instanceof ApiError ? err : isQueryCanceled(err) ? queryTimedOut() : internalError();
-    if (!(err instanceof ApiError)) this.deps.errors.error(err, { ...f.log[1], request_id: f.requestId }, f.log[0]);
-    const headers = f.rate ? rateLimitHeaders(f.rate) : {};
-    if (apiError.extra.retryAfter !== undefined) headers['retry-after'] = String(apiError.extra.retryAfter);
-    return {
-      status: apiError.status,
-      body: apiError.body(f.requestId),
-      result: null,
-      headers,
-      caller: f.caller,
-      charges: [],
-      idempotencyKey: null,
-      replay: null,
-      error: apiError,
-    };
   }
 
   async envelope(op: Operation, result: Result, requestId: string): Promise<unknown> {
