@@ -3,9 +3,9 @@
 // answer given before under the same Idempotency-Key.
 import type { Caller, GateResult } from '../accounts/gate.js';
 import type { ApiError } from './errors.js';
-import type { FileResult, ListResult, SingleResult } from './operation.js';
+import type { FileResult, ListResult, SingleResult, StreamResult } from './operation.js';
 
-export type Result = ListResult | SingleResult | FileResult;
+export type Result = ListResult | SingleResult | FileResult | StreamResult;
 
 export interface Outcome {
   readonly status: number;
