@@ -50,11 +50,13 @@ export interface OpenStream {
   readonly credential: Credential;
   /** The rate-limit headers of the call that opened it. */
   readonly headers: Record<string, string>;
+  /** Aborted when the server closes: its streams end (their clients reconnect), or it would wait an hour for them. */
+  readonly closing: AbortSignal;
 }
 
 /** Why the server ended a stream, as its last event says (a client's close has no last event). */
 interface End {
-  reason: 'connection_time' | 'refused' | 'error';
+  reason: 'connection_time' | 'shutdown' | 'refused' | 'error';
   error?: ReturnType<ApiError['body']>['error'];
 }
 
@@ -70,11 +72,12 @@ export function runStream(
   reply.raw.once('close', () => closed.abort());
   // A write after the client left fails the stream, which only says it left.
   body.on('error', () => closed.abort());
+  const stopped = AbortSignal.any([closed.signal, s.closing]);
   let lastWrite = Date.now();
   const write = async (text: string): Promise<void> => {
     lastWrite = Date.now();
     // A slow client: wait for its buffer to drain (or for it to leave) before reading more.
-    if (!body.write(text)) await once(body, 'drain', { signal: closed.signal });
+    if (!body.write(text)) await once(body, 'drain', { signal: stopped });
   };
 
   const chargeBlock = async (): Promise<ApiError | null> => {
@@ -108,6 +111,9 @@ export function runStream(
     }
   };
 
+  /** A client gone says nothing more; a server closing says so. */
+  const stopping = (): End | null => (closed.signal.aborted ? null : { reason: 'shutdown' });
+
   const run = async (): Promise<End | null> => {
     const { feed, watcher, leases } = deps.services.changes;
     const deadline = Date.now() + STREAM_MAX_MS;
@@ -118,7 +124,7 @@ export function runStream(
     while (Date.now() < deadline) {
       const page = await feed.after(position, s.start.filters, STREAM_BATCH);
       for (const row of page.rows) {
-        if (closed.signal.aborted) return null;
+        if (stopped.aborted) return stopping();
         if (sent > 0 && sent % STREAM_EVENTS_PER_CREDIT === 0) {
           const refused = await chargeBlock();
           if (refused) return { reason: 'refused', error: refused.body(req.id).error };
@@ -127,7 +133,7 @@ export function runStream(
         sent++;
       }
       position = page.scanned;
-      if (closed.signal.aborted) return null;
+      if (stopped.aborted) return stopping();
       if (Date.now() - renewed >= STREAM_HEARTBEAT_MS) {
         await renewStreamLease(leases, s.start.lease, deps.clock.now());
         renewed = Date.now();
@@ -135,8 +141,8 @@ export function runStream(
       if (page.more) continue;
       if (Date.now() - lastWrite >= STREAM_HEARTBEAT_MS) await write(': heartbeat\n\n');
       const quietFor = Math.min(STREAM_HEARTBEAT_MS - (Date.now() - lastWrite), deadline - Date.now());
-      await watcher.wait(position, Math.max(quietFor, 0), closed.signal);
-      if (closed.signal.aborted) return null;
+      await watcher.wait(position, Math.max(quietFor, 0), stopped);
+      if (stopped.aborted) return stopping();
     }
     return { reason: 'connection_time' };
   };
@@ -148,10 +154,12 @@ export function runStream(
     .header('cache-control', 'no-cache')
     // Proxies that buffer answers (nginx) pass this one on as it is written.
     .header('x-accel-buffering', 'no')
+    // Its end closes the connection (the client opens a new one to resume): a closing server waits for no socket.
+    .header('connection', 'close')
     .send(body);
   void run()
     .catch((err: unknown): End | null => {
-      if (closed.signal.aborted) return null;
+      if (stopped.aborted) return stopping();
       deps.errors.error(err, { request_id: req.id }, 'a change stream failed');
       return { reason: 'error', error: internalError().body(req.id).error };
     })

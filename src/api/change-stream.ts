@@ -24,6 +24,9 @@ const API_PREFIXES = ['/v1', '/api/v1'] as const;
 const CLIENT_GONE = 499;
 
 export async function changeStreamRoutes(app: FastifyInstance, deps: ChangeStreamDeps): Promise<void> {
+  // A server closing ends its streams first: it would otherwise wait for each to reach its hour.
+  const closing = new AbortController();
+  app.addHook('preClose', async () => closing.abort());
   const open = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     // `api_key` in the query never authenticates and is not an error: dropped unread, as on every route.
     const { api_key: _ignored, ...query } = req.query as Record<string, unknown>;
@@ -52,7 +55,7 @@ export async function changeStreamRoutes(app: FastifyInstance, deps: ChangeStrea
     // A later block's credit is taken by the same credential, through the same gate (admitted: a key, or a member).
     const presented = presentedKey(headers);
     const credential: Credential = member ? { member } : { key: (presented as { key: string }).key };
-    return runStream(deps, req, reply, { start, credential, headers: outcome.headers });
+    return runStream(deps, req, reply, { start, credential, headers: outcome.headers, closing: closing.signal });
   };
 
   const headNotAllowed = async (_req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
