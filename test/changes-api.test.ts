@@ -39,6 +39,9 @@ async function page(url: string): Promise<Page> {
 }
 
 const balance = async (): Promise<number> => (await ledgerCheck(t.db.pool, r.workspace)).balance;
+const ledgerRows = async (): Promise<number> =>
+  (await t.db.pool.query('SELECT count(*)::int AS n FROM credit_ledger WHERE workspace_id = $1', [r.workspace])).rows[0]
+    .n;
 
 describe('the change feed as pages', { timeout: 120_000 }, () => {
   it('a walk by cursor reads what one read does, then exactly what a later import adds', async () => {
@@ -128,6 +131,7 @@ describe('the change feed as pages', { timeout: 120_000 }, () => {
   it('every bad input is a 400 naming it, in the envelope, and costs nothing', async () => {
     const cursor = (await page('/v1/changes?limit=2')).pagination.next_cursor;
     const spent = await balance();
+    const rows = await ledgerRows();
     const bad: Array<[string, string]> = [
       ['kind=nope', 'kind'],
       ['kind=', 'kind'],
@@ -155,6 +159,7 @@ describe('the change feed as pages', { timeout: 120_000 }, () => {
       assert.ok(error.details?.[param], `${query}: ${res.body}`);
     }
     assert.equal(await balance(), spent);
+    assert.equal(await ledgerRows(), rows, 'refused before any credit is reserved');
   });
 
   it('a position the purge has passed is a 410 that costs nothing; the positions after it read on', async () => {

@@ -256,6 +256,16 @@ describe('the change stream', { timeout: 180_000 }, () => {
       assert.match(JSON.parse(s.body).error.message, /Lead Feed and Enterprise plans/);
       assert.equal(await balance(w.workspace.id), before, plan);
     }
+    // The credit as it opens is taken after the plan's checks, by the gate: none left, none taken, no lease kept.
+    const empty = await t.workspace('enterprise');
+    await adjustCredits(t.db.pool, empty.workspace.id, -(await balance(empty.workspace.id)), 'test: none', t.clock);
+    const refused = await Stream.open('', empty.key.key);
+    await refused.until((x) => x.ended);
+    assert.equal(refused.status, 429, refused.body);
+    assert.match(JSON.parse(refused.body).error.message, /Monthly credit quota exhausted/);
+    assert.equal(await balance(empty.workspace.id), 0);
+    assert.equal(await leases(empty.workspace.id), 0);
+
     const lead = await t.workspace('lead_feed');
     const open = [await Stream.open('', lead.key.key), await Stream.open('', lead.key.key)];
     for (const s of open) await s.until((x) => x.comments.length > 0);

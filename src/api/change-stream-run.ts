@@ -80,37 +80,6 @@ export function runStream(
     if (!body.write(text)) await once(body, 'drain', { signal: stopped });
   };
 
-  const chargeBlock = async (): Promise<ApiError | null> => {
-    const requestId = newRequestId();
-    const gate = await deps.gate.check({
-      credential: s.credential,
-      surface: 'rest',
-      reserve: true,
-      leadFeed: false,
-      csv: false,
-      requestId,
-    });
-    const charges = gate.reservation === null ? [] : [gate.reservation];
-    const refusal = refusalOf(gate);
-    if (refusal) {
-      await deps.settlement.release(requestId, charges);
-      return refusal;
-    }
-    // Each block's credit has its own row in the request log, under its own request id.
-    const log = { ...logRow(req, reply, 200, deps.clock), request_id: requestId, at: deps.clock.now(), duration_ms: 0 };
-    try {
-      const kept = await deps.settlement.keep({
-        log,
-        charges: charges.map((ledgerId) => ({ ledgerId, idempotency: null })),
-      });
-      return kept ? null : notKept();
-    } catch (err) {
-      // Committed or not, nobody can tell: refunded either way, and the block is not sent.
-      await deps.settlement.undelivered(requestId, charges);
-      throw err;
-    }
-  };
-
   /** A client gone says nothing more; a server closing says so. */
   const stopping = (): End | null => (closed.signal.aborted ? null : { reason: 'shutdown' });
 
@@ -126,8 +95,11 @@ export function runStream(
       for (const row of page.rows) {
         if (stopped.aborted) return stopping();
         if (sent > 0 && sent % STREAM_EVENTS_PER_CREDIT === 0) {
-          const refused = await chargeBlock();
-          if (refused) return { reason: 'refused', error: refused.body(req.id).error };
+          // Each block's credit has its own row in the request log, under its own request id.
+          const log = { ...logRow(req, reply, 200, deps.clock), request_id: newRequestId(), duration_ms: 0 };
+          const refused = await takeCredit(deps, s.credential, { ...log, at: deps.clock.now() });
+          if (refused)
+            return { reason: refused.status >= 500 ? 'error' : 'refused', error: refused.body(req.id).error };
         }
         await write(`id: ${row.sequence}\nevent: change\ndata: ${JSON.stringify(row)}\n\n`);
         sent++;
@@ -174,7 +146,45 @@ export function runStream(
   return reply;
 }
 
-/** The gate's refusal of a block's credit, as the error the stream ends with; null when it reserved one. */
+/**
+ * Takes one credit of `credential` through the gate (the pools, order and refusals of every request's) and keeps it
+ * with its request-log row `log`; the refusal when the gate refused it or it could not be kept, else null.
+ */
+export async function takeCredit(
+  deps: ChangeStreamDeps,
+  credential: Credential,
+  log: Omit<RequestLogRow, 'credits'>,
+): Promise<ApiError | null> {
+  const requestId = log.request_id;
+  const gate = await deps.gate.check({
+    credential,
+    surface: 'rest',
+    reserve: true,
+    leadFeed: false,
+    csv: false,
+    requestId,
+  });
+  const charges = gate.reservation === null ? [] : [gate.reservation];
+  const refusal = refusalOf(gate);
+  if (refusal) {
+    await deps.settlement.release(requestId, charges);
+    return refusal;
+  }
+  try {
+    const kept = await deps.settlement.keep({
+      log,
+      charges: charges.map((ledgerId) => ({ ledgerId, idempotency: null })),
+    });
+    return kept ? null : notKept();
+  } catch (err) {
+    // Committed or not, nobody can tell: refunded either way, and nothing is sent for it.
+    deps.errors.error(err, { request_id: requestId }, "keeping a stream's credit failed; it is refunded");
+    await deps.settlement.undelivered(requestId, charges);
+    return notKept();
+  }
+}
+
+/** The gate's refusal of a credit, as the error the stream ends with; null when it reserved one. */
 function refusalOf(gate: GateResult): ApiError | null {
   if (gate.outcome === 'unauthorized' || !gate.caller) return unauthorized();
   if (gate.outcome === 'rest_disabled' || gate.outcome === 'mcp_disabled') return surfaceRefusal(gate.outcome);

@@ -10,12 +10,11 @@ import type { Credential } from '../accounts/gate.js';
 import { presentedKey } from '../accounts/keys.js';
 import { dropStreamLease } from '../accounts/stream-leases.js';
 import { logRow, recordCall } from './call-record.js';
-import { runStream, type ChangeStreamDeps } from './change-stream-run.js';
+import { ApiError, internalError } from './errors.js';
+import { runStream, takeCredit, type ChangeStreamDeps } from './change-stream-run.js';
 import { credentialHeaders } from './credentials.js';
-import { notKept } from './delivery.js';
 import type { StreamResult } from './operation.js';
 import type { StreamStart } from './operations/changes.js';
-import type { Outcome } from './outcome.js';
 import { fastifyPath, sendOutcome } from './rest.js';
 
 const API_PREFIXES = ['/v1', '/api/v1'] as const;
@@ -48,13 +47,13 @@ export async function changeStreamRoutes(app: FastifyInstance, deps: ChangeStrea
     const result = outcome.status === 200 ? (outcome.result as StreamResult | null) : null;
     if (!result) return sendOutcome(reply, outcome);
     const start = result.stream as StreamStart;
-    if (!(await keepStart(deps, req, reply, outcome))) {
+    // Its credits are taken by the same credential, through the same gate (admitted: a key, or a member).
+    const presented = presentedKey(headers);
+    const credential: Credential = member ? { member } : { key: (presented as { key: string }).key };
+    if (!(await chargeStart(deps, req, reply, credential, outcome.headers))) {
       await dropStreamLease(deps.services.changes.leases, start.lease);
       return reply;
     }
-    // A later block's credit is taken by the same credential, through the same gate (admitted: a key, or a member).
-    const presented = presentedKey(headers);
-    const credential: Credential = member ? { member } : { key: (presented as { key: string }).key };
     return runStream(deps, req, reply, { start, credential, headers: outcome.headers, closing: closing.signal });
   };
 
@@ -67,40 +66,39 @@ export async function changeStreamRoutes(app: FastifyInstance, deps: ChangeStrea
 }
 
 /**
- * Keeps the connection's credit, with its request-log row and the day's usage, before the stream's first byte.
- * False when it could not be (the client gone: 499, refunded; not kept: a free 500), the answer written.
+ * Takes the connection's credit through the gate and keeps it, with its request-log row and the day's usage, before
+ * the stream's first byte. False when it was not taken (the answer written): the client gone (499, nothing taken),
+ * the gate's refusal (402, 429), or a credit that could not be kept (a free 500).
  */
-async function keepStart(
+async function chargeStart(
   deps: ChangeStreamDeps,
   req: FastifyRequest,
   reply: FastifyReply,
-  outcome: Outcome,
+  credential: Credential,
+  headers: Record<string, string>,
 ): Promise<boolean> {
   const socket = req.raw.socket as { destroyed?: boolean } | null;
   if (reply.raw.destroyed || socket?.destroyed === true) {
-    await deps.settlement.release(req.id, outcome.charges);
-    if (req.call) req.call.credits = 0;
     deps.log(logRow(req, reply, CLIENT_GONE, deps.clock));
     if (req.call) req.call.logged = true;
     reply.code(CLIENT_GONE).send();
     return false;
   }
-  let kept = false;
+  let refused: ApiError | null;
   try {
-    kept = await deps.settlement.keep({
-      log: logRow(req, reply, 200, deps.clock),
-      charges: outcome.charges.map((ledgerId) => ({ ledgerId, idempotency: null })),
-    });
+    refused = await takeCredit(deps, credential, logRow(req, reply, 200, deps.clock));
   } catch (err) {
-    // Committed or not, nobody can tell: refunded either way, and the stream is not opened.
-    deps.errors.error(err, { request_id: req.id }, "keeping a stream's start failed; it is refunded, not opened");
-    await deps.settlement.undelivered(req.id, outcome.charges);
+    deps.errors.error(err, { request_id: req.id }, "taking a stream's credit failed");
+    refused = internalError();
   }
-  if (!kept) {
-    if (req.call) req.call.credits = 0;
-    reply.code(500).headers(outcome.headers).send(notKept().body(req.id));
+  if (refused) {
+    const retry = refused.extra.retryAfter === undefined ? {} : { 'retry-after': String(refused.extra.retryAfter) };
+    reply
+      .code(refused.status)
+      .headers({ ...headers, ...retry })
+      .send(refused.body(req.id));
     return false;
   }
-  if (req.call) req.call.logged = true;
+  if (req.call) Object.assign(req.call, { credits: 1, logged: true });
   return true;
 }

@@ -6,7 +6,7 @@ import { PLAN_SLUGS, PLANS, STREAM_EVENTS_PER_CREDIT } from '../../accounts/cata
 import { STREAM_LEASE_MS, takeStreamLease } from '../../accounts/stream-leases.js';
 import { CHANGE_RETENTION_DAYS } from '../../registry/feed/purge.js';
 import { CHANGE_KINDS, PositionExpired, type ChangeFilters } from '../../registry/feed/read.js';
-import { ApiError, badRequest } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { defineOperation, type HandlerContext } from '../operation.js';
 import { county, entityTypeCode, multi, pagination } from '../params.js';
 import { listEnvelope } from '../schemas.js';
@@ -106,26 +106,29 @@ const listChanges = defineOperation({
     'after), status_changed, removed (a full load), filing (a filing added or corrected). Start after a change ' +
     'number (after_sequence) or at an instant (since), or at the oldest kept (a year); filter by kind, entity type ' +
     `and county; read on with next_cursor, now and after later imports. ${USE_NOTE}`,
-  params: z.strictObject({
-    ...filters,
-    after_sequence: z.coerce
-      .number({ error: 'must be an integer' })
-      .int({ error: 'must be an integer' })
-      .min(0, { error: 'must not be negative' })
-      .optional()
-      .meta({ description: 'Start after this change number (the last one you handled). Not with since.' }),
-    since,
-    limit,
-    cursor,
-  }),
+  params: z
+    .strictObject({
+      ...filters,
+      after_sequence: z.coerce
+        .number({ error: 'must be an integer' })
+        .int({ error: 'must be an integer' })
+        .min(0, { error: 'must not be negative' })
+        .optional()
+        .meta({ description: 'Start after this change number (the last one you handled). Not with since.' }),
+      since,
+      limit,
+      cursor,
+    })
+    .refine((p) => p.after_sequence === undefined || p.since === undefined, {
+      path: ['since'],
+      message: 'must not be given with after_sequence: the walk starts at one of them',
+    }),
   kind: 'list',
   result: Change,
   response: listEnvelope(Change).extend({ pagination: FeedPagination }),
   metered: true,
   errors: [400, 410],
   async handle(p, ctx) {
-    if (p.after_sequence !== undefined && p.since !== undefined)
-      throw badRequest({ since: 'must not be given with after_sequence: the walk starts at one of them' });
     const { feed } = ctx.services.changes;
     const kept = filtersOf(p);
     return expiring(async () => {
@@ -199,8 +202,10 @@ export const streamChanges = defineOperation({
   kind: 'stream',
   result: Change,
   response: Change,
-  metered: true,
-  errors: [400, 403, 410],
+  // Charged by its route once admitted (src/api/change-stream.ts): nothing is reserved before this handler's
+  // refusals (the plan, the position, the streams open), which then move no credit.
+  metered: false,
+  errors: [400, 402, 403, 410],
   async handle(p, ctx) {
     const plan = PLANS[ctx.caller!.plan];
     if (plan.changeStreams === 0)
