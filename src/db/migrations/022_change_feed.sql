@@ -39,28 +39,3 @@ CREATE TABLE registry.change_state (
   purged_until     timestamptz
 );
 INSERT INTO registry.change_state DEFAULT VALUES;
-
--- What changed of an entity between two of its records (jsonb of `fields`, null: no record), one row per kind:
--- `created` or `removed` with every field the record has, `status_changed` with the status, `updated` with every
--- other field that differs. `rank` orders an entity's rows.
-CREATE FUNCTION registry.entity_changes(before jsonb, after jsonb, fields text[])
-  RETURNS TABLE (rank integer, kind text, changes jsonb) LANGUAGE sql IMMUTABLE AS $$
-  SELECT 0, CASE WHEN before IS NULL THEN 'created' ELSE 'removed' END,
-         (SELECT coalesce(jsonb_agg(jsonb_build_object('field', f, 'before', before -> f, 'after', after -> f)
-                                    ORDER BY i), '[]')
-          FROM unnest(fields) WITH ORDINALITY AS u (f, i)
-          WHERE coalesce(after, before) -> f NOT IN ('null'::jsonb, '[]'::jsonb))
-  WHERE (before IS NULL) <> (after IS NULL)
-  UNION ALL
-  SELECT 1, 'status_changed',
-         jsonb_build_array(jsonb_build_object('field', 'status', 'before', before -> 'status',
-                                              'after', after -> 'status'))
-  WHERE before -> 'status' IS DISTINCT FROM after -> 'status' AND before IS NOT NULL AND after IS NOT NULL
-  UNION ALL
-  SELECT 2, 'updated', d.changes
-  FROM (SELECT jsonb_agg(jsonb_build_object('field', f, 'before', before -> f, 'after', after -> f) ORDER BY i)
-               AS changes
-        FROM unnest(fields) WITH ORDINALITY AS u (f, i)
-        WHERE f <> 'status' AND before -> f IS DISTINCT FROM after -> f) d
-  WHERE d.changes IS NOT NULL AND before IS NOT NULL AND after IS NOT NULL
-$$;

@@ -2,7 +2,7 @@
 // it replaced (`old_entities`, `old_officers`, which the importer keeps for the file's transaction: nothing is read
 // from the registry's tables); an events file's, before it is applied, against the registry's filings.
 import type pg from 'pg';
-import { filingJson, officerLists, recordJson } from './fields.js';
+import { fieldChanges, filingJson, officerLists } from './fields.js';
 import { writeChanges, type ChangedFile } from './write.js';
 
 /**
@@ -13,7 +13,8 @@ export const logCorporateChanges = (client: pg.PoolClient, file: ChangedFile): P
   writeChanges(
     client,
     `SELECT c.document_number, 0 AS ord, c.entity_type, c.principal_zip5 AS zip5,
-            ${recordJson('o', 'oo.officers')} AS before, ${recordJson('c', 'co.officers')} AS after
+            o.document_number IS NOT NULL AS was, true AS is,
+            ${fieldChanges('o', 'c', 'oo.officers', 'co.officers')} AS fields
      FROM chg_entities c
      LEFT JOIN old_entities o ON o.document_number = c.document_number
      LEFT JOIN ${officerLists('chg_officers')} co ON co.document_number = c.document_number

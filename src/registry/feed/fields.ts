@@ -54,15 +54,32 @@ export const officerLists = (from: string): string => `
           jsonb_agg(jsonb_build_object('slot', slot, 'title', title, 'name', name) ORDER BY slot) AS officers
    FROM ${from} GROUP BY document_number)`;
 
+/** The fields that are lists (jsonb arrays). */
+const LISTS = ['annual_reports', 'officers'];
+
+/** Where `status` is in CHANGE_FIELDS, counted from 1 (a jsonb[] of fieldChanges is indexed so in SQL). */
+export const STATUS_AT = CHANGE_FIELDS.indexOf('status') + 1;
+
 /**
- * The record of entity row `e` as jsonb, with `officers` (an officer list of officerLists, null for none); null
- * when `e` is no row (an outer join's missing side).
+ * What changed from entity row `o` to entity row `c` (either may be an outer join's missing side), with their officer
+ * lists `oo` and `co` (of officerLists): a jsonb[] in CHANGE_FIELDS order, each element `{field, before, after}`
+ * where the field differs, null where it does not. Compared column by column: only what differs is built as jsonb.
+ * A missing record's values are null.
  */
-export const recordJson = (e: string, officers: string): string => `
-  CASE WHEN ${e}.document_number IS NULL THEN NULL ELSE
-    jsonb_build_object(${ENTITY_FIELDS.map((f) => `'${f}', ${e}.${f}`).join(', ')},
-                       'officers', coalesce(${officers}, '[]'::jsonb))
-  END`;
+export function fieldChanges(o: string, c: string, oo: string, co: string): string {
+  const officers = (e: string, list: string): string =>
+    `CASE WHEN ${e}.document_number IS NULL THEN NULL ELSE coalesce(${list}, '[]'::jsonb) END`;
+  const change = (f: string): string => {
+    const [before, after] = f === 'officers' ? [officers(o, oo), officers(c, co)] : [`${o}.${f}`, `${c}.${f}`];
+    // An empty list is no value: a new record without officers or annual reports reports none.
+    const differs = LISTS.includes(f)
+      ? `coalesce(${before}, '[]'::jsonb) IS DISTINCT FROM coalesce(${after}, '[]'::jsonb)`
+      : `${before} IS DISTINCT FROM ${after}`;
+    return `CASE WHEN ${differs} THEN jsonb_build_object('field', '${f}', 'before', to_jsonb(${before}),
+              'after', to_jsonb(${after})) END`;
+  };
+  return `ARRAY[${CHANGE_FIELDS.map(change).join(', ')}]`;
+}
 
 /** Filing row `e` as jsonb, null when it is no row. */
 export const filingJson = (e: string): string => `

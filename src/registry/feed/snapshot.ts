@@ -4,7 +4,7 @@
 // table: the database does the comparison, however large the dataset, and holds what differs. A first load
 // (nothing live yet) writes nothing: the feed begins after it.
 import type pg from 'pg';
-import { ENTITY_FIELDS, FILING_FIELDS, filingJson, officerLists, recordJson } from './fields.js';
+import { ENTITY_FIELDS, FILING_FIELDS, fieldChanges, filingJson, officerLists } from './fields.js';
 import { writeChanges, type ChangedFile } from './write.js';
 
 /** A snapshot's changes, compared before its swap; `write` writes them after it. */
@@ -44,7 +44,8 @@ async function stageEntities(client: pg.PoolClient, staged: string): Promise<num
     CREATE TEMP TABLE ${PAIRS} ON COMMIT DROP AS
     SELECT d.document_number, 0 AS ord, coalesce(n.entity_type, l.entity_type) AS entity_type,
            coalesce(n.principal_zip5, l.principal_zip5) AS zip5,
-           ${recordJson('l', 'lo.officers')} AS before, ${recordJson('n', 'no.officers')} AS after
+           l.document_number IS NOT NULL AS was, n.document_number IS NOT NULL AS is,
+           ${fieldChanges('l', 'n', 'lo.officers', 'no.officers')} AS fields
     FROM feed_differ d
     LEFT JOIN registry.entities l ON l.document_number = d.document_number
     LEFT JOIN ${staged}.entities n ON n.document_number = d.document_number

@@ -2,14 +2,23 @@
 // after the last number written, under the feed's counter row, which the transaction holds to its commit.
 import type pg from 'pg';
 import { NEXT_VERSION } from '../import/history.js';
-import { CHANGE_FIELDS } from './fields.js';
+import { STATUS_AT } from './fields.js';
 
 /**
  * What the changes of a pair of records are: an entity's (created, removed, status_changed, updated), or a
  * filing's (added, corrected, or dropped by a full load).
  */
 const KINDS = {
-  entity: 'SELECT * FROM registry.entity_changes(p.before, p.after, $3::text[])',
+  entity: `SELECT 0 AS rank, CASE WHEN p.was THEN 'removed' ELSE 'created' END AS kind,
+                  to_jsonb(array_remove(p.fields, NULL)) AS changes
+           WHERE p.was <> p.is
+           UNION ALL
+           SELECT 1, 'status_changed', jsonb_build_array(p.fields[${STATUS_AT}])
+           WHERE p.was AND p.is AND p.fields[${STATUS_AT}] IS NOT NULL
+           UNION ALL
+           SELECT 2, 'updated', to_jsonb(u.rest)
+           FROM (SELECT array_remove(p.fields[:${STATUS_AT - 1}] || p.fields[${STATUS_AT + 1}:], NULL) AS rest) u
+           WHERE p.was AND p.is AND cardinality(u.rest) > 0`,
   filing: `SELECT 0 AS rank, 'filing' AS kind,
              jsonb_build_array(jsonb_build_object('field', 'filing', 'before', p.before, 'after', p.after)) AS changes`,
 } as const;
@@ -40,7 +49,7 @@ export async function writeChanges(
   );
   const fileId = ids[0]!.id;
   const { rowCount } = await client.query(
-    // Materialized: each record is built once, not again at each field the comparison reads of it.
+    // Materialized: each pair's changes are built once, not again at each kind that reads them.
     `WITH p AS MATERIALIZED (${pairs})
      INSERT INTO registry.changes (sequence, kind, document_number, entity_type, county, file_id, changes)
      SELECT $1::bigint + row_number() OVER (ORDER BY p.document_number, p.ord, k.rank), k.kind, p.document_number,
@@ -48,7 +57,7 @@ export async function writeChanges(
      FROM p
      LEFT JOIN zip_counties z ON z.zip5 = p.zip5
      CROSS JOIN LATERAL (${KINDS[of]}) k`,
-    of === 'entity' ? [base, fileId, CHANGE_FIELDS] : [base, fileId],
+    [base, fileId],
   );
   const written = rowCount ?? 0;
   if (written === 0) return 0;
