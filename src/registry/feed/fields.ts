@@ -52,7 +52,7 @@ export const FILING_FIELDS = [
 export const officerLists = (from: string): string => `
   (SELECT document_number,
           jsonb_agg(jsonb_build_object('slot', slot, 'title', title, 'name', name) ORDER BY slot) AS officers
-   FROM ${from} GROUP BY document_number)`;
+   FROM ${from} AS listed GROUP BY document_number)`;
 
 /** The fields that are lists (jsonb arrays). */
 const LISTS = ['annual_reports', 'officers'];
