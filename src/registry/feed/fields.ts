@@ -32,7 +32,7 @@ export const ENTITY_FIELDS = [
 ] as const;
 
 /** Every field a created, updated or removed entity's change may name. */
-export const CHANGE_FIELDS: readonly string[] = [...ENTITY_FIELDS, 'officers'];
+const CHANGE_FIELDS: readonly string[] = [...ENTITY_FIELDS, 'officers'];
 
 /** The fields of a filing (a row of the registry's event files) its change holds. */
 export const FILING_FIELDS = [
