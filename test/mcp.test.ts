@@ -129,6 +129,7 @@ describe('discovery', () => {
         'list_daily_filings',
         'list_recent_filings',
         'list_new_business_leads',
+        'list_changes',
         'list_watch_events',
       ],
     );
@@ -149,7 +150,7 @@ describe('discovery', () => {
     // The other header of the spec works as well.
     const other = new Client({ name: 'x-api-key', version: '1.0.0' });
     await other.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { 'x-api-key': key.key } } }));
-    assert.equal((await other.listTools()).tools.length, 10);
+    assert.equal((await other.listTools()).tools.length, 11);
     await other.close();
     const leads = tools.find((x) => x.name === 'list_new_business_leads')!;
     assert.deepEqual(Object.keys(leads.inputSchema.properties ?? {}), [

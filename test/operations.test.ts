@@ -65,6 +65,8 @@ describe('OpenAPI', () => {
       '/filings/recent',
       '/leads/new-businesses',
       '/leads/new-businesses/daily.csv',
+      '/changes',
+      '/changes/stream',
       '/account/usage',
       '/sample',
       '/public/search',

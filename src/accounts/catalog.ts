@@ -33,6 +33,11 @@ export interface Plan {
   readonly priceCents: number | null;
   /** Monitoring (docs/webhooks.md): how many of each a workspace may keep; null: not on this plan. */
   readonly monitoring: MonitoringLimits | null;
+  /**
+   * The live change stream (`GET /v1/changes/stream`, docs/contract.md, "Change feed"): how many a workspace may
+   * hold open at once; 0: not on this plan (every plan reads the same changes as pages of `GET /v1/changes`).
+   */
+  readonly changeStreams: number;
 }
 
 export interface MonitoringLimits {
@@ -42,9 +47,11 @@ export interface MonitoringLimits {
 }
 
 const both: readonly Surface[] = ['rest', 'mcp'];
-const plan = (p: Omit<Plan, 'unlimited' | 'monitoring'> & Partial<Pick<Plan, 'unlimited' | 'monitoring'>>): Plan => ({
+type Defaulted = 'unlimited' | 'monitoring' | 'changeStreams';
+const plan = (p: Omit<Plan, Defaulted> & Partial<Pick<Plan, Defaulted>>): Plan => ({
   unlimited: false,
   monitoring: null,
+  changeStreams: 0,
   ...p,
 });
 
@@ -53,6 +60,15 @@ const PRO_MONITORING: MonitoringLimits = { endpoints: 2, watches: 100, savedSear
 const GROWTH_MONITORING: MonitoringLimits = { endpoints: 5, watches: 1_000, savedSearches: 25 };
 const LEAD_FEED_MONITORING: MonitoringLimits = { endpoints: 10, watches: 5_000, savedSearches: 100 };
 const ENTERPRISE_MONITORING: MonitoringLimits = { endpoints: 25, watches: 50_000, savedSearches: 500 };
+
+/**
+ * Open change streams at once. The stream is the feed's live edge for those who act on changes as they land (the
+ * lead feed's new businesses, an enterprise's mirror); each holds a connection on a server for up to an hour, so
+ * it comes with the plans whose volume pays for that: a mirror and a spare on Lead Feed, a team's consumers on
+ * Enterprise.
+ */
+const LEAD_FEED_CHANGE_STREAMS = 2;
+const ENTERPRISE_CHANGE_STREAMS = 10;
 
 export const PLANS: Readonly<Record<PlanSlug, Plan>> = {
   free_trial: plan({
@@ -112,6 +128,7 @@ export const PLANS: Readonly<Record<PlanSlug, Plan>> = {
     overage: true,
     priceCents: 29900,
     monitoring: LEAD_FEED_MONITORING,
+    changeStreams: LEAD_FEED_CHANGE_STREAMS,
   }),
   enterprise: plan({
     slug: 'enterprise',
@@ -125,6 +142,7 @@ export const PLANS: Readonly<Record<PlanSlug, Plan>> = {
     unlimited: true,
     priceCents: null,
     monitoring: ENTERPRISE_MONITORING,
+    changeStreams: ENTERPRISE_CHANGE_STREAMS,
   }),
   mcp_starter: plan({
     slug: 'mcp_starter',
@@ -147,6 +165,13 @@ export const CREDITS_PER_MATCH_QUERY = 1;
  * may export (the lead feed also needs the lead feed).
  */
 export const EXPORT_ROWS_PER_CREDIT = 1000;
+
+/**
+ * A change stream costs a credit as it opens, which covers its first block of this many events, and a credit for
+ * each further block it starts: a page of the same changes by `GET /v1/changes` costs as much (docs/contract.md,
+ * "Change feed").
+ */
+export const STREAM_EVENTS_PER_CREDIT = 1000;
 
 /** Test keys' own pool, per workspace and cycle. */
 export const TEST_KEY_MONTHLY_CREDITS = 1000;

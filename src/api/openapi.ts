@@ -60,10 +60,12 @@ const ERROR_TEXT: Record<number, string> = {
   402:
     'No credits left: the free trial is used up, the subscription is cancelled, or the monthly spending cap on ' +
     'overage set by the workspace owner is reached.',
-  403: 'Authenticated but not permitted (plan without REST, MCP, CSV or the lead feed).',
+  403: 'Authenticated but not permitted (plan without REST, MCP, CSV, the lead feed or the change stream).',
   404: 'Not found.',
   409: 'The Idempotency-Key was used with another request, or its first request is still being answered. Free.',
-  410: 'cursor_expired: the cursor read the data as of a version no longer kept; start the walk again. Free.',
+  410:
+    'cursor_expired: the cursor read the data as of a version no longer kept, or the change position is older than ' +
+    'the change feed keeps; start the walk again. Free.',
   429: 'Per-minute limit or monthly quota exceeded; see Retry-After.',
   500: 'Server failure; retry with backoff. Costs nothing.',
 };
@@ -115,7 +117,18 @@ function operationObject(op: Operation, components: Json): Json {
     components,
     (names) => (op.method === 'post' ? names : []),
   );
-  if (op.metered && !op.keyless) parameters.push({ $ref: '#/components/parameters/Idempotency-Key' });
+  // A stream is resumed by Last-Event-ID (its start is charged once, through the pipeline): it reads no
+  // Idempotency-Key.
+  const stream = op.kind === 'stream';
+  if (op.metered && !op.keyless && !stream) parameters.push({ $ref: '#/components/parameters/Idempotency-Key' });
+  if (stream)
+    parameters.push({
+      name: 'Last-Event-ID',
+      in: 'header',
+      required: false,
+      description: "Resume after this event's id (a change number); EventSource sends it on reconnecting.",
+      schema: { type: 'string', pattern: '^\\d{1,18}$' },
+    });
   if (op.kind === 'list' && !op.keyless) {
     parameters.push({
       name: 'format',
@@ -138,6 +151,20 @@ function operationObject(op: Operation, components: Json): Json {
         },
       },
     };
+  } else if (stream) {
+    schemaOf(op.result, 'output', components); // the events' data, documented as a named schema
+    const dataSchema = (z.globalRegistry.get(op.result) as { id?: string } | undefined)?.id ?? 'the data schema';
+    okContent = {
+      'text/event-stream': {
+        schema: {
+          type: 'string',
+          description:
+            `Server-Sent Events: \`retry:\`, then per change \`id:\` (its number), \`event: change\` and ` +
+            `\`data:\` (a ${dataSchema}, as JSON); a comment as heartbeat; \`event: end\` with \`data:\` ` +
+            '`{reason, error?}` when the server ends it.',
+        },
+      },
+    };
   } else {
     components[name] = schemaOf(op.response, 'output', components);
     okContent = { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } };
@@ -154,9 +181,9 @@ function operationObject(op: Operation, components: Json): Json {
   const statuses = new Set<number>([400, ...op.errors, ...(op.keyless ? [] : [401]), 429, 500]);
   if (op.metered && !op.keyless && op.kind === 'list') statuses.add(403); // CSV without the plan
   if (op.metered) statuses.add(402);
-  if (op.metered && !op.keyless) statuses.add(409);
+  if (op.metered && !op.keyless && !stream) statuses.add(409);
   const okHeaders: Json = Object.fromEntries(RATE_HEADERS.map((h) => [h, { $ref: `#/components/headers/${h}` }]));
-  if (op.metered && !op.keyless)
+  if (op.metered && !op.keyless && !stream)
     okHeaders['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   const responses: Json = { 200: { description: 'OK', headers: okHeaders, content: okContent } };
   for (const s of [...statuses].sort()) responses[s] = errorResponse(s);

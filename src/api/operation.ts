@@ -35,6 +35,14 @@ export interface FileResult {
 }
 
 /**
+ * A stream's start, admitted and paid for (an event stream: its route writes it, src/api/change-stream.ts): what
+ * the stream needs, which only its route reads.
+ */
+export interface StreamResult {
+  stream: unknown;
+}
+
+/**
  * The groups of the API reference, in its order, each with what it holds (the OpenAPI document's `tags`; Swagger
  * UI lists operations under them).
  */
@@ -45,6 +53,7 @@ export const OPERATION_TAGS = {
   Filings: "Each day's formations and events, and the latest filings.",
   Leads: 'The new-business lead feed (Lead Feed and Enterprise plans).',
   Exports: "A list's whole result set as a CSV, JSON lines or Parquet file, written in the background.",
+  Changes: 'Every change each import made to every entity: pages from any position kept, and a live stream.',
   Monitoring: 'Watched entities, saved searches and the events each import writes.',
   Webhooks: 'Signed webhook endpoints for those events, and their deliveries.',
   Account: "The workspace's usage and credits.",
@@ -72,10 +81,10 @@ export interface Operation<P extends z.ZodObject = z.ZodObject> {
   readonly description: string;
   /** Query and path parameters together. */
   readonly params: P;
-  readonly kind: 'list' | 'single' | 'file';
-  /** The 200 body's `data` items (list) or object (single); for a file, its rows. */
+  readonly kind: 'list' | 'single' | 'file' | 'stream';
+  /** The 200 body's `data` items (list) or object (single); for a file, its rows; for a stream, its events' data. */
   readonly result: z.ZodType;
-  /** The whole 200 body. */
+  /** The whole 200 body (a stream's: its events' data). */
   readonly response: z.ZodType;
   /** Costs a credit when answered 2xx or 404. */
   readonly metered: boolean;
@@ -90,7 +99,7 @@ export interface Operation<P extends z.ZodObject = z.ZodObject> {
   readonly keyless?: { readonly perMinute: number };
   /** Error statuses it documents besides 401, 429 and 500. */
   readonly errors: readonly number[];
-  handle(params: z.output<P>, ctx: HandlerContext): Promise<ListResult | SingleResult | FileResult>;
+  handle(params: z.output<P>, ctx: HandlerContext): Promise<ListResult | SingleResult | FileResult | StreamResult>;
 }
 
 export const defineOperation = <P extends z.ZodObject>(op: Operation<P>): Operation<P> => op;

@@ -6,9 +6,9 @@ import { isQueryCanceled } from '../db/pool.js';
 import { rateLimitHeaders, type RateDecision } from '../ratelimit/index.js';
 import type { ErrorLog } from './error-log.js';
 import { ApiError, internalError, queryTimedOut } from './errors.js';
-import type { FileResult, ListResult, SingleResult } from './operation.js';
+import type { FileResult, ListResult, SingleResult, StreamResult } from './operation.js';
 
-export type Result = ListResult | SingleResult | FileResult;
+export type Result = ListResult | SingleResult | FileResult | StreamResult;
 
 export interface Outcome {
   readonly status: number;

@@ -2,6 +2,7 @@
 // comma-separated values) and what MCP sends (JSON numbers and arrays), and describes itself for
 // OpenAPI and MCP through its JSON Schema.
 import { z } from 'zod';
+import { canonicalCounty } from '../registry/counties.js';
 
 /** `limit` for an endpoint: 1 or more, clamped to `max` (pagination.limit reports the value used). */
 export function limit(def: number, max: number) {
@@ -116,3 +117,17 @@ export function multi<T extends string>(item: z.ZodType<T, string>, description:
 /** One of a fixed set of words. */
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T, description: string) =>
   z.enum(values, { error: `must be one of ${values.join(', ')}` }).meta({ description });
+
+/** One of Florida's 67 counties, as a user may write it; read as the county table spells it. */
+export const county = z
+  .string({ error: 'must be a single text value' })
+  .max(40, { error: 'must be at most 40 characters' })
+  .transform((v, ctx) => {
+    const c = canonicalCounty(v);
+    if (!c) ctx.addIssue({ code: 'custom', message: 'must be one of the 67 Florida counties' });
+    return c ?? v;
+  })
+  .meta({
+    description:
+      'Florida county, ignoring case; a trailing "County" is ignored (Miami-Dade, St. Johns, Orange County).',
+  });

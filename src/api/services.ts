@@ -5,6 +5,8 @@ import { accountUsage, type AccountUsage } from '../accounts/usage.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/index.js';
 import { DatasetInfo } from '../registry/dataset-info.js';
+import { ChangeFeed } from '../registry/feed/read.js';
+import { FeedWatcher } from '../registry/feed/watch.js';
 import { createSearch, type Search } from '../search/index.js';
 import { CursorCodec } from './cursor.js';
 import { ExportLinks } from './export-links.js';
@@ -23,6 +25,11 @@ export interface Services {
    */
   /** Exports are written on the primary; their download links signed under a key derived from the pepper. */
   readonly exports: { readonly pool: pg.Pool; readonly links: ExportLinks };
+  /**
+   * The change feed, read where the searches read (the replica, when one is configured: it applies the imports'
+   * commits in their order), its watcher for the streams, and where the streams' leases are written (the primary).
+   */
+  readonly changes: { readonly feed: ChangeFeed; readonly watcher: FeedWatcher; readonly leases: pg.Pool };
   /** Signs and reads the cursors of list pages (under a key derived from the keys' pepper). */
   readonly cursors: CursorCodec;
   readonly credentials: {
@@ -39,12 +46,14 @@ export function createServices(
   opts: { pepper: string; baseUrl: string; allowPrivateWebhooks?: boolean },
 ): Services {
   const dataset = new DatasetInfo(db.pool, clock);
+  const feed = new ChangeFeed(db.readPool);
   return {
     search: createSearch(db.readPool, async () => (await dataset.state()).version),
     dataset,
     usage: (caller) => accountUsage(db.pool, caller, clock.now()),
     monitoring: { pool: db.pool, allowPrivate: opts.allowPrivateWebhooks ?? false },
     jobs: db.pool,
+    changes: { feed, watcher: new FeedWatcher(() => feed.newest()), leases: db.pool },
     cursors: new CursorCodec(opts.pepper),
     exports: { pool: db.pool, links: new ExportLinks(opts.pepper, opts.baseUrl) },
     credentials: { pool: db.pool, pepper: opts.pepper, clock, baseUrl: opts.baseUrl },

@@ -30,11 +30,14 @@ import { EXPORT_ROUTES, exportDownloadRoutes } from '../api/export-download.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
 import { stripeWebhook } from '../api/stripe-webhook.js';
 import { logRow } from '../api/call-record.js';
+import { changeStreamRoutes } from '../api/change-stream.js';
+import { streamChanges } from '../api/operations/changes.js';
 import { Delivery } from '../api/delivery.js';
 import { ErrorLog } from '../api/error-log.js';
 import { newRequestId } from '../api/ids.js';
 import { registerMcp } from '../api/mcp/transport.js';
 import { openApiDocument } from '../api/openapi.js';
+import type { Operation } from '../api/operation.js';
 import { OPERATIONS } from '../api/operations/index.js';
 import { KEYLESS_OPERATIONS } from '../api/operations/keyless.js';
 import { Pipeline } from '../api/pipeline.js';
@@ -206,6 +209,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const member = proxyAuth({ pool: db.pool, clock, cookies });
   registerRest(http, routes, pipeline, delivery, member);
+  await http.register(changeStreamRoutes, {
+    pipeline,
+    gate,
+    settlement,
+    clock,
+    errors,
+    services,
+    member,
+    log: (row) => requestLog.add(row),
+    operation: streamChanges as unknown as Operation,
+  });
   await http.register(billingRoutes, { pool: db.pool, pipeline, clock, payments, member });
   await http.register(matchJobRoutes, { pool: db.pool, pipeline, clock, member });
   await http.register(exportDownloadRoutes, { pool: db.pool, links: services.exports.links, clock });

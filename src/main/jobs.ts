@@ -7,10 +7,12 @@ import { MATCHING_JOBS } from '../matching/purge.js';
 import { EXPORT_JOBS } from '../exports/purge.js';
 import { MONITORING_JOBS } from '../monitoring/jobs.js';
 import { monitoringObserver } from '../monitoring/observer.js';
+import { FEED_JOBS } from '../registry/feed/purge.js';
 import { refreshJob } from '../registry/refresh/job.js';
 
 export const JOBS: readonly Job[] = [
   refreshJob(monitoringObserver),
+  ...FEED_JOBS,
   ...ACCOUNT_JOBS,
   ...BILLING_JOBS,
   ...MONITORING_JOBS,

@@ -3,37 +3,12 @@
 // watched entities. Only when some workspace watches or saves a search: an import nobody monitors reads
 // two empty tables more.
 import type pg from 'pg';
+import { ENTITY_FIELDS } from '../registry/feed/fields.js';
 import type { SavedSearch } from './matches.js';
 import { eventId, type EventType } from './events.js';
 
-/** The record fields an `entity.updated` reports (officers are compared as one list). */
-export const WATCHED_FIELDS = [
-  'name',
-  'status',
-  'entity_type',
-  'filing_date',
-  'fei',
-  'state_of_formation',
-  'last_transaction_date',
-  'principal_addr1',
-  'principal_addr2',
-  'principal_city',
-  'principal_state',
-  'principal_zip',
-  'principal_country',
-  'mailing_addr1',
-  'mailing_addr2',
-  'mailing_city',
-  'mailing_state',
-  'mailing_zip',
-  'mailing_country',
-  'annual_reports',
-  'agent_name',
-  'agent_addr',
-  'agent_city',
-  'agent_state',
-  'agent_zip',
-] as const;
+/** The record fields an `entity.updated` reports (officers are compared as one list): the change feed's. */
+export const WATCHED_FIELDS = ENTITY_FIELDS;
 
 export type Record_ = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // /llms.txt and /llms-full.txt (the llmstxt.org format) for AI agents, generated from the operation
 // table and the served OpenAPI document, so they list exactly what the API serves.
 import type { FastifyInstance } from 'fastify';
-import { PLANS, formatUsd } from '../accounts/catalog.js';
+import { PLANS, STREAM_EVENTS_PER_CREDIT, formatUsd } from '../accounts/catalog.js';
 import type { Operation } from '../api/operation.js';
 import type { WebDeps } from './context.js';
 
@@ -69,13 +69,21 @@ ${ops.join('\n')}
 `;
 }
 
+/** What a call costs, in words: a stream is charged by its route, as it opens and as it runs. */
+const cost = (op: Operation): string =>
+  op.kind === 'stream'
+    ? `1 credit as it opens and 1 per further ${STREAM_EVENTS_PER_CREDIT.toLocaleString('en-US')} events`
+    : op.metered
+      ? '1 credit'
+      : 'free';
+
 function llmsFullTxt(deps: WebDeps): string {
   const base = deps.publicBaseUrl;
   const ops = deps.operations.map((op) =>
     [
       `### ${op.title}`,
       '',
-      `\`${route(op)}\`${op.tool ? ` · MCP tool \`${op.tool}\`` : ''} · ${op.metered ? '1 credit' : 'free'}` +
+      `\`${route(op)}\`${op.tool ? ` · MCP tool \`${op.tool}\`` : ''} · ${cost(op)}` +
         (op.leadFeed ? ' · Lead Feed and Enterprise plans' : ''),
       '',
       op.description,

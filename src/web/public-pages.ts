@@ -111,6 +111,7 @@ function planFeatures(p: Plan): string[] {
   ];
   if (p.csv) f.push('CSV answers');
   if (p.leadFeed) f.push('New-business lead feed');
+  if (p.changeStreams > 0) f.push(`Live change stream (${num(p.changeStreams)} at once)`);
   if (p.overage) f.push(`Overage at ${formatUsd((OVERAGE_BLOCK_CENTS * 1000) / OVERAGE_BLOCK_CREDITS)} per 1,000`);
   return f;
 }

@@ -1,8 +1,10 @@
 // The table of operations: the eight registry operations and batch matching (REST routes and MCP tools), the lead
 // feed's daily CSV file, the account usage route (REST only), monitoring: watches, their events (also an MCP tool)
-// and webhook endpoints (docs/webhooks.md), and the reconciliation credentials (docs/reconciliation.md).
+// and webhook endpoints (docs/webhooks.md), the reconciliation credentials (docs/reconciliation.md), and the change
+// feed with its live stream (docs/contract.md, "Change feed").
 import type { Operation } from '../operation.js';
 import { accountUsage } from './account.js';
+import { CHANGE_OPERATIONS } from './changes.js';
 import { EXPORT_OPERATIONS } from './exports.js';
 import { getEntity, searchEntities } from './entities.js';
 import { listDailyFilings, listRecentFilings } from './filings.js';
@@ -27,6 +29,7 @@ export const OPERATIONS: readonly Operation[] = [
   listNewBusinessLeads,
   newBusinessesDailyFile,
   ...EXPORT_OPERATIONS,
+  ...CHANGE_OPERATIONS,
   accountUsage,
   ...WATCH_OPERATIONS,
   ...WEBHOOK_OPERATIONS,

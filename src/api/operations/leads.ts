@@ -1,24 +1,10 @@
 import { z } from 'zod';
-import { canonicalCounty } from '../../registry/counties.js';
 import { LEAD_FILE_COLUMNS, LeadFileRow, LeadHit } from '../../search/index.js';
 import { toCsv } from '../csv.js';
 import { defineOperation } from '../operation.js';
-import { entityTypeCode, isoDate, pagination, text } from '../params.js';
+import { county, entityTypeCode, isoDate, pagination, text } from '../params.js';
 import { listEnvelope } from '../schemas.js';
 import { paged, USE_NOTE } from './list.js';
-
-const county = z
-  .string({ error: 'must be a single text value' })
-  .max(40, { error: 'must be at most 40 characters' })
-  .transform((v, ctx) => {
-    const c = canonicalCounty(v);
-    if (!c) ctx.addIssue({ code: 'custom', message: 'must be one of the 67 Florida counties' });
-    return c ?? v;
-  })
-  .meta({
-    description:
-      'Florida county, ignoring case; a trailing "County" is ignored (Miami-Dade, St. Johns, Orange County).',
-  });
 
 export const listNewBusinessLeads = defineOperation({
   name: 'listNewBusinessLeads',

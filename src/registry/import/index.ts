@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { inTransaction } from '../../db/pool.js';
 import { prewarmDataset } from '../../db/prewarm.js';
 import { datasetAfterImport, moveDatasetCounts, type DatasetCounts } from '../dataset.js';
+import { logCorporateChanges, logFilingChanges } from '../feed/daily.js';
 import { parseCorporate, parseEvent } from '../parse.js';
 import { forgetHistory, keepReplacedRows } from './history.js';
 import { applyCorporateChanges, applyEventChanges, openChangeSet, type ChangeCounts } from './changes.js';
@@ -36,6 +37,9 @@ interface FileSummary {
   events_written: number;
   monitoring_ms: number;
   entities_judged: number;
+  /** The changes the file wrote into the change feed (docs/contract.md, "Change feed"), and their time. */
+  changes_logged: number;
+  change_log_ms: number;
   elapsed_ms: number;
 }
 
@@ -85,11 +89,16 @@ function checkRefusal(file: SourceFile, stats: ReadStats, refuse: ImportOptions[
   if (reason) throw new ImportRefused(file.name, reason, stats);
 }
 
-/** What the observer did with a file: its events and its time (0 and 0 when it observed nothing). */
+/**
+ * What the observer did with a file: its events and its time (0 and 0 when it observed nothing); and the changes
+ * the file wrote into the change feed, and their time.
+ */
 interface Observation {
   events: number;
   observerMs: number;
   judged?: number;
+  changes: number;
+  changesMs: number;
 }
 
 interface Outcome extends Omit<ChangeCounts, 'moved'>, ReadStats, Observation {}
@@ -167,19 +176,28 @@ async function applyChanges(
     }
     checkRefusal(file, stats, refuse);
     // The observer writes what it reports with the changes, in this transaction (src/registry/import/observer.ts).
-    const observation: Observation = { events: 0, observerMs: 0 };
+    const observation: Observation = { events: 0, observerMs: 0, changes: 0, changesMs: 0 };
     const observe = async (work: () => Promise<Observed | null>): Promise<void> => {
       const started = performance.now();
       const seen = await work();
       observation.observerMs += Math.round(performance.now() - started);
       if (seen) Object.assign(observation, { events: seen.written, judged: seen.judged });
     };
+    // The change feed is written with the change it reports, in this transaction, like the observer's records.
+    const log = async (work: () => Promise<number>): Promise<void> => {
+      const started = performance.now();
+      observation.changes = await work();
+      observation.changesMs = Math.round(performance.now() - started);
+    };
+    const changed = { name: file.name, date: file.fileDate };
     let counts: ChangeCounts;
     if (corporate) {
       counts = await applyCorporateChanges(client, 'registry', 'next version');
       await keepReplacedRows(client);
+      await log(() => logCorporateChanges(client, changed));
       if (observer) await observe(() => observer.corporateApplied(client, file.name));
     } else {
+      await log(() => logFilingChanges(client, changed));
       if (observer) await observe(() => observer.eventsRead(client, file.name));
       counts = await applyEventChanges(client, 'registry', 'next version');
     }
@@ -241,6 +259,8 @@ export async function importFiles(
           events_written: 0,
           monitoring_ms: 0,
           entities_judged: 0,
+          changes_logged: 0,
+          change_log_ms: 0,
           elapsed_ms: Date.now() - started,
         });
         opts.onFile?.(i + 1, files.length);
@@ -272,7 +292,8 @@ export async function importFiles(
           (o.observerMs
             ? `; ${opts.observer?.name} ${o.judged === undefined ? '' : `judged ${o.judged} entities, `}` +
               `wrote ${o.events} events in ${o.observerMs} ms`
-            : ''),
+            : '') +
+          `; ${o.changes} changes logged in ${o.changesMs} ms`,
       );
       summaries.push({
         ...base,
@@ -286,6 +307,8 @@ export async function importFiles(
         events_written: o.events,
         monitoring_ms: o.observerMs,
         entities_judged: o.judged ?? 0,
+        changes_logged: o.changes,
+        change_log_ms: o.changesMs,
         elapsed_ms: Date.now() - started,
       });
       opts.onFile?.(i + 1, files.length);

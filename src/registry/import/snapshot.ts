@@ -4,6 +4,7 @@
 import { PGraph, PGraphError, type DependencyList, type PGraphNodeRecord } from 'p-graph';
 import type pg from 'pg';
 import { inTransaction } from '../../db/pool.js';
+import { stageSnapshotChanges } from '../feed/snapshot.js';
 import type { ImportObserver } from './observer.js';
 import { parseCorporate, parseEvent, type CorporateRecord, type EventRecord } from '../parse.js';
 import { applyCorporateChanges, applyEventChanges } from './changes.js';
@@ -334,6 +335,9 @@ export interface SnapshotResult extends ReadStats {
   /** The observer's records written, and its time (0 and 0 when it observed nothing). */
   events: number;
   observerMs: number;
+  /** The changes written into the change feed, and their time (comparison included). */
+  changes: number;
+  changesMs: number;
 }
 
 /**
@@ -397,10 +401,23 @@ export async function loadSnapshot(
     step(`carried over ${carriedOver} newer records`);
 
     const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${NEXT}.${unit.copied[0]!.table}`);
-    const result: SnapshotResult = { ...stats, loaded: rows[0]!.n, carriedOver, events: 0, observerMs: 0 };
+    const result: SnapshotResult = {
+      ...stats,
+      loaded: rows[0]!.n,
+      carriedOver,
+      events: 0,
+      observerMs: 0,
+      changes: 0,
+      changesMs: 0,
+    };
     await inTransaction(pool, async (client) => {
-      // The observer writes what it reports with the swap, in its transaction: it compares before the swap
-      // (readers keep the live tables meanwhile) and writes after it.
+      // The change feed and the observer write what they report with the swap, in its transaction: they compare
+      // before the swap (readers keep the live tables meanwhile) and write after it.
+      stepStarted = Date.now();
+      const feedStarted = stepStarted;
+      const feed = await stageSnapshotChanges(client, unit.observed, NEXT);
+      if (feed) step(`change feed diff: ${feed.differing} differ`);
+      const feedMs = Date.now() - feedStarted;
       const started = Date.now();
       stepStarted = started;
       const observation = observer ? await observer.snapshotStaged(client, unit.observed, NEXT, step) : null;
@@ -419,6 +436,12 @@ export async function loadSnapshot(
         result.events = await observation.after(client, file.name);
         result.observerMs = observerMs + Date.now() - stepStarted;
         step(`${observer!.name} events: ${result.events} written`);
+      }
+      if (feed) {
+        const written = Date.now();
+        result.changes = await feed.write(client, { name: file.name, date: file.fileDate });
+        result.changesMs = feedMs + Date.now() - written;
+        step(`change feed: ${result.changes} changes written`);
       }
       await finish(client, result);
     });

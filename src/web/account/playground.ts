@@ -51,7 +51,7 @@ function input(op: Operation, p: Param): Html {
 }
 
 export async function playgroundRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
-  const ops = deps.operations.filter((op) => !op.keyless && op.kind !== 'file');
+  const ops = deps.operations.filter((op) => !op.keyless && op.kind !== 'file' && op.kind !== 'stream');
   const paramsOf = (op: Operation): Param[] =>
     // The form holds the query and path parameters; headers (Idempotency-Key, a shared $ref) are not fields.
     (((deps.openapi.paths[op.path]?.get as Json | undefined)?.parameters ?? []) as Param[]).filter(
