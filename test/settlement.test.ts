@@ -68,6 +68,36 @@ describe('an answer the client never gets', () => {
     assert.ok(await consistent(workspace.id));
   });
 
+  it('is not charged when the body turns out malformed while the credit is being kept', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    // The keep's log row waits behind a lock; the malformed chunk arrives meanwhile; then the lock goes.
+    const blocker: pg.PoolClient = await t.db.pool.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE request_logs IN EXCLUSIVE MODE');
+    const { hostname, port } = new URL(base);
+    const socket = net.connect(Number(port), hostname);
+    let got = '';
+    socket.on('data', (d) => (got += d.toString()));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    socket.write(
+      `GET ${DETAIL} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key.key}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
+    const waiting = async (): Promise<boolean> =>
+      (await t.db.pool.query("SELECT 1 FROM pg_locks WHERE NOT granted AND relation = 'request_logs'::regclass"))
+        .rowCount! > 0;
+    for (let i = 0; i < 100 && !(await waiting()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(await waiting(), 'the keep waits for the lock');
+    socket.write('ZZZ\r\nnot a chunk\r\n');
+    await closed;
+    assert.match(got, /^HTTP\/1\.1 400 /);
+    await blocker.query('COMMIT');
+    blocker.release();
+    await settle(workspace.id, 50_000);
+    assert.equal(await remaining(workspace.id), 50_000);
+    assert.equal(await reservations(workspace.id), 0);
+    assert.ok(await consistent(workspace.id));
+  });
+
   it('is not charged when the client gives up while the read is slow, and its log row says 499', async () => {
     const { workspace, key } = await t.workspace('pro');
     // The entity's read waits behind a lock; the client gives up after 300 ms; then the lock goes.

@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STREAM_EVENTS_PER_CREDIT } from '../accounts/catalog.js';
 import type { Credential, Gate, GateResult } from '../accounts/gate.js';
 import type { RequestLogRow } from '../accounts/request-log.js';
-import type { Settlement } from '../accounts/settlement.js';
+import { CLIENT_GONE, type Settlement } from '../accounts/settlement.js';
 import { dropStreamLease, renewStreamLease } from '../accounts/stream-leases.js';
 import type { Clock } from '../clock.js';
 import { logRow } from './call-record.js';
@@ -70,6 +70,7 @@ export function runStream(
   const body = new PassThrough();
   const closed = new AbortController();
   reply.raw.once('close', () => closed.abort());
+  if (reply.raw.destroyed) closed.abort();
   // A write after the client left fails the stream, which only says it left.
   body.on('error', () => closed.abort());
   const stopped = AbortSignal.any([closed.signal, s.closing]);
@@ -97,7 +98,8 @@ export function runStream(
         if (sent > 0 && sent % STREAM_EVENTS_PER_CREDIT === 0) {
           // Each block's credit has its own row in the request log, under its own request id.
           const log = { ...logRow(req, reply, 200, deps.clock), request_id: newRequestId(), duration_ms: 0 };
-          const refused = await takeCredit(deps, s.credential, { ...log, at: deps.clock.now() });
+          const refused = await takeCredit(deps, s.credential, { ...log, at: deps.clock.now() }, () => stopped.aborted);
+          if (refused === CLIENT_GONE) return stopping();
           if (refused)
             return { reason: refused.status >= 500 ? 'error' : 'refused', error: refused.body(req.id).error };
         }
@@ -148,13 +150,15 @@ export function runStream(
 
 /**
  * Takes one credit of `credential` through the gate (the pools, order and refusals of every request's) and keeps it
- * with its request-log row `log`; the refusal when the gate refused it or it could not be kept, else null.
+ * with its request-log row `log`; the refusal when the gate refused it or it could not be kept, CLIENT_GONE (and
+ * refunded) when the connection is `gone` once it is kept, else null.
  */
 export async function takeCredit(
   deps: ChangeStreamDeps,
   credential: Credential,
   log: Omit<RequestLogRow, 'credits'>,
-): Promise<ApiError | null> {
+  gone: () => boolean,
+): Promise<ApiError | typeof CLIENT_GONE | null> {
   const requestId = log.request_id;
   const gate = await deps.gate.check({
     credential,
@@ -175,7 +179,11 @@ export async function takeCredit(
       log,
       charges: charges.map((ledgerId) => ({ ledgerId, idempotency: null })),
     });
-    return kept ? null : notKept();
+    if (!kept) return notKept();
+    // The connection closed while the credit was kept: what it paid for is not sent, so it is refunded.
+    if (!gone()) return null;
+    await deps.settlement.undelivered(requestId, charges);
+    return CLIENT_GONE;
   } catch (err) {
     // Committed or not, nobody can tell: refunded either way, and nothing is sent for it.
     deps.errors.error(err, { request_id: requestId }, "keeping a stream's credit failed; it is refunded");

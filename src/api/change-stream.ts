@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Credential } from '../accounts/gate.js';
 import { presentedKey } from '../accounts/keys.js';
+import { CLIENT_GONE } from '../accounts/settlement.js';
 import { dropStreamLease } from '../accounts/stream-leases.js';
 import { logRow, recordCall } from './call-record.js';
 import { ApiError, internalError } from './errors.js';
@@ -18,9 +19,6 @@ import type { StreamStart } from './operations/changes.js';
 import { fastifyPath, sendOutcome } from './rest.js';
 
 const API_PREFIXES = ['/v1', '/api/v1'] as const;
-
-/** The status a request log gives an answer whose client went away before it was written (nginx's, as delivery's). */
-const CLIENT_GONE = 499;
 
 export async function changeStreamRoutes(app: FastifyInstance, deps: ChangeStreamDeps): Promise<void> {
   // A server closing ends its streams first: it would otherwise wait for each to reach its hour.
@@ -78,18 +76,24 @@ async function chargeStart(
   headers: Record<string, string>,
 ): Promise<boolean> {
   const socket = req.raw.socket as { destroyed?: boolean } | null;
-  if (reply.raw.destroyed || socket?.destroyed === true) {
+  const gone = (): boolean => reply.raw.destroyed || socket?.destroyed === true;
+  if (gone()) {
     deps.log(logRow(req, reply, CLIENT_GONE, deps.clock));
     if (req.call) req.call.logged = true;
     reply.code(CLIENT_GONE).send();
     return false;
   }
-  let refused: ApiError | null;
+  let refused: ApiError | typeof CLIENT_GONE | null;
   try {
-    refused = await takeCredit(deps, credential, logRow(req, reply, 200, deps.clock));
+    refused = await takeCredit(deps, credential, logRow(req, reply, 200, deps.clock), gone);
   } catch (err) {
     deps.errors.error(err, { request_id: req.id }, "taking a stream's credit failed");
     refused = internalError();
+  }
+  if (refused === CLIENT_GONE) {
+    if (req.call) req.call.logged = true;
+    reply.code(CLIENT_GONE).send();
+    return false;
   }
   if (refused) {
     const retry = refused.extra.retryAfter === undefined ? {} : { 'retry-after': String(refused.extra.retryAfter) };

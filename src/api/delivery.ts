@@ -85,6 +85,12 @@ export class Delivery {
       return write(reply, unkept());
     }
     if (req.call) req.call.logged = true;
+    // The connection may have closed while the keep was written (its 'close' then already passed): refunded.
+    if (clientGone(req, reply)) {
+      await this.settlement.undelivered(req.id, entries);
+      this.uncharge(req);
+      return reply.code(CLIENT_GONE).send();
+    }
     // 'finish': the last byte is handed to the operating system; a close before it cut the answer short.
     let finished = false;
     reply.raw.once('finish', () => (finished = true));
