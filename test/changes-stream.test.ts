@@ -5,6 +5,7 @@
 // before anything is charged.
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { rm } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { ledgerCheck } from '../src/accounts/ledger.js';
@@ -225,6 +226,33 @@ describe('the change stream', { timeout: 180_000 }, () => {
     assert.deepEqual(filtered.changes, kept);
     live.close();
     filtered.close();
+  });
+
+  it('refunds a client that leaves while its opening credit is kept, and gives its lease back', async () => {
+    const w = await t.workspace('enterprise');
+    const held = await balance(w.workspace.id);
+    // The credit's log row waits behind a lock; the client leaves meanwhile; then the lock goes.
+    const blocker = await t.db.pool.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE request_logs IN EXCLUSIVE MODE');
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(`GET /v1/changes/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${w.key.key}\r\n\r\n`);
+    const waiting = async (): Promise<boolean> =>
+      (await t.db.pool.query("SELECT 1 FROM pg_locks WHERE NOT granted AND relation = 'request_logs'::regclass"))
+        .rowCount! > 0;
+    for (let i = 0; i < 100 && !(await waiting()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(await waiting(), "the opening credit's keep waits for the lock");
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await blocker.query('COMMIT');
+    blocker.release();
+    const deadline = Date.now() + 5_000;
+    while ((await balance(w.workspace.id)) !== held || (await leases(w.workspace.id)) > 0) {
+      assert.ok(Date.now() < deadline, 'refunded, and its lease given back, within 5 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok((await ledgerCheck(t.db.pool, w.workspace.id)).consistent);
   });
 
   it('ends with the refusal when a further block of events is not paid for, having charged what it sent', async () => {
