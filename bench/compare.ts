@@ -1,10 +1,11 @@
-// `npx tsx bench/compare.ts --other DIR [--rounds R] [--queries K] [--database URL]`
+// `npx tsx bench/compare.ts --other DIR [--rounds R] [--queries K] [--database URL] [--other-database NAME]`
 // The entity-name mix's latency, and entity details' beside it (not in the mix's figures), this build against
 // another build (DIR: a worktree with its own dist/),
 // both servers on one database at once, each request sent to one then the other in alternating order,
 // one at a time: noise from the machine falls on both alike. Prints p50/p95/p99 of each and their
 // ratios. The database: URL's (loaded by `registry import`), else the quick bench's (`npm run bench --
-// --quick` loads it).
+// --quick` loads it). With --other-database, the other build serves a database of that name on the same server,
+// migrated and loaded by its own code from the same files (an older build's schema, its writes as they were then).
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +24,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     queries: { type: 'string', default: '40' },
     database: { type: 'string' },
+    'other-database': { type: 'string' },
   },
 });
 if (!args.other) throw new Error('--other DIR is required');
@@ -34,8 +36,26 @@ const server = args.database ? null : await startEmbedded(path.join(projectRoot,
 const url = new URL(args.database ?? server!.adminUrl);
 if (!args.database) url.pathname = '/bench_100000';
 const pool = createPool(url.toString(), 2);
-const { workspace, key } = await createWorkspace(pool, { plan: 'enterprise', name: 'compare' }, PEPPER, systemClock);
-await setPerMinute(pool, workspace.id, 10_000_000);
+/** A workspace of unlimited rate on `db`, made by the code of the build that serves it (its schema's). */
+async function benchKey(db: ReturnType<typeof createPool>, root: string): Promise<string> {
+  const accounts = (
+    root === projectRoot
+      ? { createWorkspace, setPerMinute }
+      : await import(path.join(path.resolve(root), 'dist', 'accounts', 'workspaces.js'))
+  ) as { createWorkspace: typeof createWorkspace; setPerMinute: typeof setPerMinute };
+  const { workspace, key } = await accounts.createWorkspace(
+    db,
+    { plan: 'enterprise', name: 'compare' },
+    PEPPER,
+    systemClock,
+  );
+  await accounts.setPerMinute(db, workspace.id, 10_000_000);
+  return key.key;
+}
+const otherUrl = new URL(url);
+if (args['other-database']) otherUrl.pathname = `/${args['other-database']}`;
+const otherPool = args['other-database'] ? createPool(otherUrl.toString(), 2) : pool;
+const keys = { ours: await benchKey(pool, projectRoot), theirs: await benchKey(otherPool, args.other) };
 const mix = (await drawMix(pool, 7, Number(args.queries))).filter((m) => ENTITY_NAME_KINDS.includes(m.kind));
 // Entity details through the full gate: the same documents every run (their hash, not a random draw).
 const { rows: documents } = await pool.query<{ document_number: string }>(
@@ -44,24 +64,25 @@ const { rows: documents } = await pool.query<{ document_number: string }>(
 );
 const details = documents.map((d) => ({ kind: 'entity_detail', path: `/entities/${d.document_number}` }));
 // Theirs first: an older build refuses a database migrated past what it knows, and ours may migrate it.
-const theirs = await serve(path.resolve(args.other), url.toString());
+const theirs = await serve(path.resolve(args.other), otherUrl.toString());
 const ours = await serve(projectRoot, url.toString());
 const times: Record<'ours' | 'theirs', number[]> = { ours: [], theirs: [] };
 const byKind = new Map<string, Record<'ours' | 'theirs', number[]>>();
-const time = async (base: string, p: string): Promise<number> => {
+const time = async (side: 'ours' | 'theirs', p: string): Promise<number> => {
+  const base = side === 'ours' ? ours.base : theirs.base;
   const t0 = performance.now();
-  const res = await fetch(`${base}/v1${p}`, { headers: { authorization: `Bearer ${key.key}` } });
+  const res = await fetch(`${base}/v1${p}`, { headers: { authorization: `Bearer ${keys[side]}` } });
   await res.arrayBuffer();
   return performance.now() - t0;
 };
 try {
   // A first round unmeasured: both servers' caches and prepared statements warm alike.
-  for (const m of [...mix, ...details]) await Promise.all([time(ours.base, m.path), time(theirs.base, m.path)]);
+  for (const m of [...mix, ...details]) await Promise.all([time('ours', m.path), time('theirs', m.path)]);
   for (let r = 0; r < Number(args.rounds); r++)
     for (const [i, m] of [...mix, ...details].entries()) {
       const order = (i + r) % 2 === 0 ? (['ours', 'theirs'] as const) : (['theirs', 'ours'] as const);
       for (const side of order) {
-        const ms = await time(side === 'ours' ? ours.base : theirs.base, m.path);
+        const ms = await time(side, m.path);
         if (m.kind !== 'entity_detail') times[side].push(ms);
         if (!byKind.has(m.kind)) byKind.set(m.kind, { ours: [], theirs: [] });
         byKind.get(m.kind)![side].push(ms);
@@ -92,5 +113,6 @@ try {
   theirs.child.kill('SIGTERM');
   await both;
   await pool.end();
+  if (otherPool !== pool) await otherPool.end();
   await server?.stop();
 }
