@@ -15,7 +15,7 @@ import { writeSnapshotFiles } from './write.js';
 
 /**
  * Completed snapshots kept: a mirror's download begun on the newest has two more imports' time to end, and each is
- * about 2 GB on disk at the full registry's size (docs/operations.md).
+ * some 3.5 GB on disk at the full registry's size (docs/operations.md).
  */
 export const SNAPSHOTS_KEPT = 3;
 

@@ -41,11 +41,16 @@ export const SnapshotBody = z
   })
   .meta({ id: 'Snapshot' });
 
-/** A snapshot as answered: each file with a fresh download link. */
+/** A snapshot as answered: each file's fields in the schema's order (jsonb keeps its own), with a fresh link. */
 const shown = (s: Snapshot, ctx: HandlerContext): z.output<typeof SnapshotBody> => ({
   ...s,
   files: s.files.map((f) => ({
-    ...f,
+    name: f.name,
+    table: f.table,
+    format: f.format,
+    rows: f.rows,
+    bytes: f.bytes,
+    sha256: f.sha256,
     download: ctx.services.snapshots.links.link(`${s.id}/files/${f.name}`, ctx.now),
   })),
 });
