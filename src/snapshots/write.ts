@@ -15,8 +15,7 @@ export const SNAPSHOT_FORMATS = ['jsonl', 'parquet'] as const;
 type SnapshotFormat = (typeof SNAPSHOT_FORMATS)[number];
 
 /** A file's name: its table and its format's extension (`entities.jsonl.gz`, `filings.parquet`). */
-export const fileName = (table: RecordTable, format: SnapshotFormat): string =>
-  `${table}.${DOWNLOAD[format].extension}`;
+const fileName = (table: RecordTable, format: SnapshotFormat): string => `${table}.${DOWNLOAD[format].extension}`;
 
 /** Every file name a snapshot has. */
 export const FILE_NAMES: readonly string[] = RECORD_TABLE_NAMES.flatMap((t) =>

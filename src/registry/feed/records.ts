@@ -13,7 +13,7 @@ export interface RecordColumn {
   readonly type: 'string' | 'number' | 'json';
 }
 
-export type RecordRow = Readonly<Record<string, unknown>>;
+type RecordRow = Readonly<Record<string, unknown>>;
 
 const DATES: readonly string[] = ['filing_date', 'last_transaction_date', 'effective_date', 'filed_date'];
 const LISTS: readonly string[] = ['annual_reports', 'officers'];
