@@ -16,6 +16,7 @@ const DOMAIN = [
   'monitoring',
   'matching',
   'exports',
+  'snapshots',
 ];
 /** Each room and the rooms it may import (besides itself and BASE). */
 const MAY_IMPORT = {
@@ -33,6 +34,8 @@ const MAY_IMPORT = {
   matching: ['db', 'jobs', 'search', 'accounts', 'monitoring'],
   // Exports: written by the background workers, charged through the accounts' gate, their end an event.
   exports: ['db', 'jobs', 'accounts', 'monitoring'],
+  // Bulk snapshots: the registry's records, written by the background workers with the exports' file writers.
+  snapshots: ['db', 'jobs', 'registry', 'exports'],
   api: [
     'db',
     'jobs',
@@ -45,6 +48,7 @@ const MAY_IMPORT = {
     'monitoring',
     'matching',
     'exports',
+    'snapshots',
   ],
   web: ['db', 'ratelimit', 'text', 'registry', 'accounts', 'billing', 'monitoring', 'matching', 'exports', 'api'],
   // The composition root wires every room; the command line runs it.

@@ -130,6 +130,8 @@ describe('discovery', () => {
         'list_recent_filings',
         'list_new_business_leads',
         'list_changes',
+        'list_snapshots',
+        'get_snapshot',
         'list_watch_events',
       ],
     );
@@ -150,7 +152,7 @@ describe('discovery', () => {
     // The other header of the spec works as well.
     const other = new Client({ name: 'x-api-key', version: '1.0.0' });
     await other.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { 'x-api-key': key.key } } }));
-    assert.equal((await other.listTools()).tools.length, 11);
+    assert.equal((await other.listTools()).tools.length, 13);
     await other.close();
     const leads = tools.find((x) => x.name === 'list_new_business_leads')!;
     assert.deepEqual(Object.keys(leads.inputSchema.properties ?? {}), [

@@ -38,6 +38,8 @@ export interface Plan {
    * hold open at once; 0: not on this plan (every plan reads the same changes as pages of `GET /v1/changes`).
    */
   readonly changeStreams: number;
+  /** Bulk snapshots (`GET /v1/snapshots`, docs/contract.md, "Bulk snapshots"): the whole dataset to mirror. */
+  readonly snapshots: boolean;
 }
 
 export interface MonitoringLimits {
@@ -47,11 +49,12 @@ export interface MonitoringLimits {
 }
 
 const both: readonly Surface[] = ['rest', 'mcp'];
-type Defaulted = 'unlimited' | 'monitoring' | 'changeStreams';
+type Defaulted = 'unlimited' | 'monitoring' | 'changeStreams' | 'snapshots';
 const plan = (p: Omit<Plan, Defaulted> & Partial<Pick<Plan, Defaulted>>): Plan => ({
   unlimited: false,
   monitoring: null,
   changeStreams: 0,
+  snapshots: false,
   ...p,
 });
 
@@ -129,6 +132,8 @@ export const PLANS: Readonly<Record<PlanSlug, Plan>> = {
     priceCents: 29900,
     monitoring: LEAD_FEED_MONITORING,
     changeStreams: LEAD_FEED_CHANGE_STREAMS,
+    // With the live stream: a mirror starts from a snapshot and follows the feed, the volume these plans are for.
+    snapshots: true,
   }),
   enterprise: plan({
     slug: 'enterprise',
@@ -143,6 +148,7 @@ export const PLANS: Readonly<Record<PlanSlug, Plan>> = {
     priceCents: null,
     monitoring: ENTERPRISE_MONITORING,
     changeStreams: ENTERPRISE_CHANGE_STREAMS,
+    snapshots: true,
   }),
   mcp_starter: plan({
     slug: 'mcp_starter',
@@ -172,6 +178,12 @@ export const EXPORT_ROWS_PER_CREDIT = 1000;
  * "Change feed").
  */
 export const STREAM_EVENTS_PER_CREDIT = 1000;
+
+/**
+ * A snapshot call (the list, or one manifest with its download links) costs this many credits; the files' downloads,
+ * by those links, cost nothing more: the price is the manifest's, however large the files.
+ */
+export const SNAPSHOT_CALL_CREDITS = 1;
 
 /** Test keys' own pool, per workspace and cycle. */
 export const TEST_KEY_MONTHLY_CREDITS = 1000;

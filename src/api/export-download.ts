@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { exportFile, type Download } from '../exports/download.js';
-import { LINK_HOURS, type ExportLinks } from './export-links.js';
+import { LINK_HOURS, type SignedLinks } from './signed-links.js';
 import { ApiError } from './errors.js';
 import type { DocumentedRoute } from './openapi.js';
 import { parseOrRefuse } from './refusals.js';
@@ -17,7 +17,7 @@ import { ExportBody } from './operations/exports.js';
 
 export interface ExportDownloadDeps {
   readonly pool: pg.Pool;
-  readonly links: ExportLinks;
+  readonly links: SignedLinks;
   readonly clock: Clock;
 }
 

@@ -54,6 +54,7 @@ export const OPERATION_TAGS = {
   Leads: 'The new-business lead feed (Lead Feed and Enterprise plans).',
   Exports: "A list's whole result set as a CSV, JSON lines or Parquet file, written in the background.",
   Changes: 'Every change each import made to every entity: pages from any position kept, and a live stream.',
+  Snapshots: 'The whole dataset as of each import, as files to download: the copy a mirror starts from.',
   Monitoring: 'Watched entities, saved searches and the events each import writes.',
   Webhooks: 'Signed webhook endpoints for those events, and their deliveries.',
   Account: "The workspace's usage and credits.",
@@ -95,6 +96,8 @@ export interface Operation<P extends z.ZodObject = z.ZodObject> {
   readonly credits?: (params: z.output<P>) => number;
   /** Only for plans with the lead feed. */
   readonly leadFeed?: boolean;
+  /** Only for plans with bulk snapshots (the catalog's): another plan is refused before a credit is reserved. */
+  readonly snapshots?: boolean;
   /** A keyless route: no key, never metered, limited per client IP in its own window. */
   readonly keyless?: { readonly perMinute: number };
   /** Error statuses it documents besides 401, 429 and 500. */

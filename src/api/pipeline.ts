@@ -33,7 +33,8 @@ import {
   perMinuteRefusal,
   refuseBatchByGate,
   refuseByGate,
-  surfaceRefusal,
+  refuseByPlan,
+  refuseSurface,
   validationDetails,
 } from './refusals.js';
 import type { Services } from './services.js';
@@ -116,8 +117,10 @@ export class Pipeline {
       const valid = parsed.success && !(idempotency && 'invalid' in idempotency);
       // Under a key the credit is reserved once the key is claimed: a replay costs nothing.
       const keyed = op.metered && valid && idempotency !== null;
+      // A plan the gate in SQL does not judge (bulk snapshots) is judged before the credit is reserved.
+      const judged = op.metered && valid && op.snapshots === true;
       const ask = { leadFeed: op.leadFeed === true, csv: inv.csv };
-      const gate = await this.authenticate(inv, { ...ask, reserve: op.metered && valid && !keyed });
+      const gate = await this.authenticate(inv, { ...ask, reserve: op.metered && valid && !keyed && !judged });
       caller = gate.caller;
       charges = reserved(gate);
       refuseSurface(gate);
@@ -128,6 +131,12 @@ export class Pipeline {
         throw badRequest(details);
       }
       refuseByGate(gate);
+      refuseByPlan(op, caller);
+      if (judged && !keyed) {
+        const paid = await this.authenticate(inv, { ...ask, reserve: true });
+        charges = reserved(paid);
+        refuseByGate(paid);
+      }
       if (keyed && idempotency && 'key' in idempotency) {
         const fingerprint = requestFingerprint(op.name, inv.surface, inv.csv, parsed.data);
         const claim = await this.deps.idempotency.claim(
@@ -291,9 +300,4 @@ export class Pipeline {
       ? { data: list.data, pagination: list.pagination, facets: list.facets, meta }
       : { data: list.data, pagination: list.pagination, meta };
   }
-}
-
-/** A plan without the call's surface is refused (after authentication: the refusal names the caller's window). */
-function refuseSurface(gate: GateResult): void {
-  if (gate.outcome === 'rest_disabled' || gate.outcome === 'mcp_disabled') throw surfaceRefusal(gate.outcome);
 }

@@ -1,7 +1,8 @@
 // The refusals the pipeline's stages answer with, worded once: a full window, a plan without the
 // surface, and what the gate decided about the plan and the credits. docs/contract.md, "Errors".
 import type { z } from 'zod';
-import type { GateResult } from '../accounts/gate.js';
+import { PLAN_SLUGS, PLANS } from '../accounts/catalog.js';
+import type { Caller, GateResult } from '../accounts/gate.js';
 import type { RateDecision } from '../ratelimit/index.js';
 import { ApiError, badRequest, type Details } from './errors.js';
 
@@ -18,6 +19,26 @@ export function surfaceRefusal(outcome: 'rest_disabled' | 'mcp_disabled'): ApiEr
         'Your plan does not include the REST API; use the MCP endpoint or upgrade your plan.',
       )
     : new ApiError('mcp_disabled', 'Your plan does not include MCP access; use the REST API or upgrade your plan.');
+}
+
+/** A plan without the call's surface is refused (after authentication: the refusal names the caller's window). */
+export function refuseSurface(gate: GateResult): void {
+  if (gate.outcome === 'rest_disabled' || gate.outcome === 'mcp_disabled') throw surfaceRefusal(gate.outcome);
+}
+
+/** The plans with bulk snapshots, by name, from the catalog ("Lead Feed and Enterprise"). */
+export const snapshotPlans = (): string =>
+  PLAN_SLUGS.filter((s) => PLANS[s].snapshots)
+    .map((s) => PLANS[s].name)
+    .join(' and ');
+
+/** The 403 of an operation the caller's plan does not have, judged from the catalog (nothing reserved yet). */
+export function refuseByPlan(op: { readonly snapshots?: boolean }, caller: Caller): void {
+  if (op.snapshots && !PLANS[caller.plan].snapshots)
+    throw new ApiError(
+      'forbidden',
+      `Bulk snapshots come with the ${snapshotPlans()} plans; every plan reads the change feed at GET /v1/changes.`,
+    );
 }
 
 const FEATURE_MESSAGE =

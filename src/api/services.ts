@@ -9,7 +9,7 @@ import { ChangeFeed } from '../registry/feed/read.js';
 import { FeedWatcher } from '../registry/feed/watch.js';
 import { createSearch, type Search } from '../search/index.js';
 import { CursorCodec } from './cursor.js';
-import { ExportLinks } from './export-links.js';
+import { SignedLinks } from './signed-links.js';
 
 export interface Services {
   readonly search: Search;
@@ -24,7 +24,9 @@ export interface Services {
    * clients reach the service (PUBLIC_BASE_URL), for the service URL a new credential is shown with.
    */
   /** Exports are written on the primary; their download links signed under a key derived from the pepper. */
-  readonly exports: { readonly pool: pg.Pool; readonly links: ExportLinks };
+  readonly exports: { readonly pool: pg.Pool; readonly links: SignedLinks };
+  /** Bulk snapshots are recorded on the primary, their files in `dir`; their links signed like exports'. */
+  readonly snapshots: { readonly pool: pg.Pool; readonly links: SignedLinks; readonly dir: string };
   /**
    * The change feed, read where the searches read (the replica, when one is configured: it applies the imports'
    * commits in their order), its watcher for the streams, and where the streams' leases are written (the primary).
@@ -43,7 +45,7 @@ export interface Services {
 export function createServices(
   db: Database,
   clock: Clock,
-  opts: { pepper: string; baseUrl: string; allowPrivateWebhooks?: boolean },
+  opts: { pepper: string; baseUrl: string; snapshotDir: string; allowPrivateWebhooks?: boolean },
 ): Services {
   const dataset = new DatasetInfo(db.pool, clock);
   const feed = new ChangeFeed(db.readPool);
@@ -55,7 +57,15 @@ export function createServices(
     jobs: db.pool,
     changes: { feed, watcher: new FeedWatcher(() => feed.newest()), leases: db.pool },
     cursors: new CursorCodec(opts.pepper),
-    exports: { pool: db.pool, links: new ExportLinks(opts.pepper, opts.baseUrl) },
+    exports: {
+      pool: db.pool,
+      links: new SignedLinks(opts.pepper, 'export-download', (id) => `${opts.baseUrl}/v1/exports/${id}/download`),
+    },
+    snapshots: {
+      pool: db.pool,
+      links: new SignedLinks(opts.pepper, 'snapshot-download', (file) => `${opts.baseUrl}/v1/snapshots/${file}`),
+      dir: opts.snapshotDir,
+    },
     credentials: { pool: db.pool, pepper: opts.pepper, clock, baseUrl: opts.baseUrl },
   };
 }

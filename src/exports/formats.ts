@@ -8,10 +8,13 @@ import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 export const FORMATS = ['csv', 'jsonl', 'parquet'] as const;
 export type Format = (typeof FORMATS)[number];
 
-/** A column of the file: its name, and the type of its values (null allowed in all). */
+/**
+ * A column of the file: its name, and the type of its values (null allowed in all). `json`: a list or object,
+ * as JSON in JSON lines and a JSON column in Parquet (the bulk snapshots' lists, docs/contract.md).
+ */
 export interface Column {
   readonly name: string;
-  readonly type: 'string' | 'number' | 'boolean';
+  readonly type: 'string' | 'number' | 'boolean' | 'json';
 }
 
 export type Row = Readonly<Record<string, unknown>>;
@@ -59,7 +62,7 @@ function drain(w: ByteWriter): Buffer {
   return bytes;
 }
 
-const PARQUET_TYPES = { string: 'STRING', number: 'DOUBLE', boolean: 'BOOLEAN' } as const;
+const PARQUET_TYPES = { string: 'STRING', number: 'DOUBLE', boolean: 'BOOLEAN', json: 'JSON' } as const;
 
 function parquetWriter(columns: readonly Column[]): FileWriter {
   const bytes = new ByteWriter();
@@ -72,6 +75,7 @@ function parquetWriter(columns: readonly Column[]): FileWriter {
         ...(c.type === 'string' ? { type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const } : {}),
         ...(c.type === 'number' ? { type: 'DOUBLE' as const } : {}),
         ...(c.type === 'boolean' ? { type: 'BOOLEAN' as const } : {}),
+        ...(c.type === 'json' ? { type: 'BYTE_ARRAY' as const, converted_type: 'JSON' as const } : {}),
         repetition_type: 'OPTIONAL' as const,
       })),
     ],
@@ -80,7 +84,7 @@ function parquetWriter(columns: readonly Column[]): FileWriter {
     async chunk(rows) {
       const columnData = columns.map((c) => ({
         name: c.name,
-        data: rows.map((r) => (r[c.name] ?? null) as string | number | boolean | null),
+        data: rows.map((r) => r[c.name] ?? null),
         type: PARQUET_TYPES[c.type],
       }));
       await writer.write({ columnData, rowGroupSize: Math.max(1, rows.length) });

@@ -27,6 +27,7 @@ import { createMailer } from '../accounts/mail.js';
 import { BILLING_ROUTES, billingRoutes } from '../api/billing.js';
 import { MATCH_JOB_ROUTES, matchJobRoutes } from '../api/match-jobs.js';
 import { EXPORT_ROUTES, exportDownloadRoutes } from '../api/export-download.js';
+import { SNAPSHOT_ROUTES, snapshotDownloadRoutes } from '../api/snapshot-download.js';
 import { checkoutRoutes } from '../web/checkout-routes.js';
 import { stripeWebhook } from '../api/stripe-webhook.js';
 import { logRow } from '../api/call-record.js';
@@ -55,6 +56,7 @@ import { cookieNames } from '../web/cookies.js';
 import { browserPages } from '../web/error-pages.js';
 import { webApp } from '../web/index.js';
 import { proxyAuth } from '../web/proxy-auth.js';
+import { snapshotDir } from '../snapshots/runner.js';
 import { registerCompression } from './compression.js';
 
 export interface AppDeps {
@@ -123,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const services = createServices(db, clock, {
     pepper: deps.pepper,
     baseUrl: config.billing.publicBaseUrl,
+    snapshotDir: snapshotDir(config),
     allowPrivateWebhooks: config.webhooks.allowPrivate,
   });
   const errors = new ErrorLog(http.log, clock);
@@ -171,7 +174,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const routes = [...OPERATIONS, ...KEYLESS_OPERATIONS];
   const cookies = cookieNames(config.web.secureCookies);
   const payments = deps.payments ?? paymentProvider(config);
-  const openapi = openApiDocument(routes, [...BILLING_ROUTES, ...MATCH_JOB_ROUTES, ...EXPORT_ROUTES]);
+  const openapi = openApiDocument(routes, [
+    ...BILLING_ROUTES,
+    ...MATCH_JOB_ROUTES,
+    ...EXPORT_ROUTES,
+    ...SNAPSHOT_ROUTES,
+  ]);
   const webDeps: WebDeps | null =
     deps.webApp === false
       ? null
@@ -223,6 +231,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await http.register(billingRoutes, { pool: db.pool, pipeline, clock, payments, member });
   await http.register(matchJobRoutes, { pool: db.pool, pipeline, clock, member });
   await http.register(exportDownloadRoutes, { pool: db.pool, links: services.exports.links, clock });
+  await http.register(snapshotDownloadRoutes, { ...services.snapshots, clock });
   await http.register(checkoutRoutes, {
     pool: db.pool,
     limiter,

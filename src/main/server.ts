@@ -14,6 +14,7 @@ import { JOBS } from './jobs.js';
 import { startScheduler } from '../jobs/scheduler.js';
 import { startWebhookDelivery } from '../monitoring/delivery-loop.js';
 import { startExports } from './exports.js';
+import { startSnapshots } from './snapshots.js';
 import { startMatchJobs } from './match-jobs.js';
 import { seedSample, type SeededSample, type SeedReport } from '../sample/seed.js';
 
@@ -88,6 +89,7 @@ export async function startServer(
     const delivery = config.webhooks.deliver ? startWebhookDelivery(db.pool, config, log) : null;
     const jobs = startMatchJobs(db.pool, built.services.search, config, clock, log);
     const exports = startExports(db.pool, built.services, config, clock, log);
+    const snapshots = startSnapshots(db.pool, config, clock, log);
     const sweeper = startOrphanSweeper(db.pool, clock, (err) =>
       built.http.log.warn({ err }, 'releasing the reservations of dead instances failed'),
     );
@@ -105,6 +107,7 @@ export async function startServer(
           await delivery?.stop();
           await jobs?.stop();
           await exports?.stop();
+          await snapshots?.stop();
           await db.close();
         })()),
     };

@@ -69,6 +69,12 @@ ${ops.join('\n')}
 `;
 }
 
+/** The plans with bulk snapshots, from the catalog. */
+const SNAPSHOT_PLANS = Object.values(PLANS)
+  .filter((p) => p.snapshots)
+  .map((p) => p.name)
+  .join(' and ');
+
 /** What a call costs, in words: a stream is charged by its route, as it opens and as it runs. */
 const cost = (op: Operation): string =>
   op.kind === 'stream'
@@ -84,7 +90,8 @@ function llmsFullTxt(deps: WebDeps): string {
       `### ${op.title}`,
       '',
       `\`${route(op)}\`${op.tool ? ` · MCP tool \`${op.tool}\`` : ''} · ${cost(op)}` +
-        (op.leadFeed ? ' · Lead Feed and Enterprise plans' : ''),
+        (op.leadFeed ? ' · Lead Feed and Enterprise plans' : '') +
+        (op.snapshots ? ` · ${SNAPSHOT_PLANS} plans` : ''),
       '',
       op.description,
       '',

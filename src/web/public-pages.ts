@@ -112,6 +112,7 @@ function planFeatures(p: Plan): string[] {
   if (p.csv) f.push('CSV answers');
   if (p.leadFeed) f.push('New-business lead feed');
   if (p.changeStreams > 0) f.push(`Live change stream (${num(p.changeStreams)} at once)`);
+  if (p.snapshots) f.push('Daily bulk snapshots (JSON lines, Parquet)');
   if (p.overage) f.push(`Overage at ${formatUsd((OVERAGE_BLOCK_CENTS * 1000) / OVERAGE_BLOCK_CREDITS)} per 1,000`);
   return f;
 }

@@ -14,7 +14,7 @@ import {
 } from '../../exports/jobs.js';
 import { FORMATS } from '../../exports/formats.js';
 import { ApiError, badRequest, type Details } from '../errors.js';
-import { LINK_HOURS } from '../export-links.js';
+import { LINK_HOURS } from '../signed-links.js';
 import { idempotencyMismatch } from '../idempotency.js';
 import { defineOperation, type HandlerContext, type Operation } from '../operation.js';
 import { pagination } from '../params.js';

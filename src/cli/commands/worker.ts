@@ -7,6 +7,8 @@ import { systemClock } from '../../clock.js';
 import { resolvePepper } from '../../accounts/pepper.js';
 import { createServices } from '../../api/services.js';
 import { startExports } from '../../main/exports.js';
+import { startSnapshots } from '../../main/snapshots.js';
+import { snapshotDir } from '../../snapshots/runner.js';
 import { startMatchJobs } from '../../main/match-jobs.js';
 import { logLine, withDatabase } from '../context.js';
 import { printResult, type OutputOptions } from '../output.js';
@@ -24,7 +26,8 @@ export function registerWorker(program: Command): void {
   program
     .command('worker')
     .description(
-      'deliver webhooks and run match jobs and exports without serving HTTP (whatever WEBHOOKS_DELIVERY says)',
+      'deliver webhooks and run match jobs, exports and bulk snapshots without serving HTTP ' +
+        '(whatever WEBHOOKS_DELIVERY says)',
     )
     .option('--once', 'send what is due now, then exit')
     .option('--json', 'print the counts of --once as JSON')
@@ -54,17 +57,20 @@ export function registerWorker(program: Command): void {
           const services = createServices(db, systemClock, {
             pepper: await resolvePepper(config),
             baseUrl: config.billing.publicBaseUrl,
+            snapshotDir: snapshotDir(config),
           });
           const jobs = startMatchJobs(db.pool, services.search, config, systemClock, logLine);
           const exports = startExports(db.pool, services, config, systemClock, logLine);
+          const snapshots = startSnapshots(db.pool, config, systemClock, logLine);
           logLine(
             `registry worker: delivering webhooks, running ${config.matchJobSlots} match job(s) and as many ` +
-              'export(s) at a time (SIGINT or SIGTERM stops it)',
+              'export(s) at a time, and the bulk snapshots (SIGINT or SIGTERM stops it)',
           );
           logLine(`${await stopped}: stopping once the attempts in flight and the chunks in hand end`);
           await delivery.stop();
           await jobs?.stop();
           await exports?.stop();
+          await snapshots?.stop();
         },
         undefined,
         { instance: true },

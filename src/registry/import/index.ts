@@ -16,7 +16,8 @@ import { loadSnapshot, type SnapshotOptions } from './snapshot.js';
 import { checksum, discover, type SourceFile } from './sources.js';
 import { vacuumDataset } from './vacuum.js';
 
-const IMPORT_LOCK = 7_310_002;
+/** Held by an import run from its first file to its last; a bulk snapshot reads the dataset under it too. */
+export const IMPORT_LOCK = 7_310_002;
 const REJECTS_SHOWN = 20;
 
 interface FileSummary {
