@@ -1,7 +1,7 @@
 // The common answer's credit is kept while its handler runs (docs/contract.md, "What a client can rely on"): the
-// charge, its log row and its usage commit beside the handler's read; the row's status and time are written once
-// the answer is known; an answer that then fails is refunded and logged once with its own status. Answers under an
-// Idempotency-Key are kept as they are sent, with their copy.
+// charge, its log row and its usage commit beside the handler's read; the row's status and time come with the request
+// log's batch once the answer is known; an answer that then fails is refunded and logged once with its own status.
+// Answers under an Idempotency-Key are kept as they are sent, with their copy.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type pg from 'pg';
@@ -91,6 +91,15 @@ describe('a credit kept while its request is handled', () => {
     assert.equal(row?.status, 200);
     assert.equal(row?.credits, 1);
     assert.ok(row!.duration_ms >= HELD_MS, `the answer's own time (${row?.duration_ms} ms) is written after it`);
+    // The final status and time came with the request log's batch; the request counted in the usage once.
+    await t.app.requestLog.flush();
+    const usage = await t.db.pool.query('SELECT rest, requests, credits FROM usage_days WHERE workspace_id = $1', [
+      workspace.id,
+    ]);
+    assert.deepEqual(
+      usage.rows.map((u) => [Number(u.rest), Number(u.requests), Number(u.credits)]),
+      [[1, 1, 1]],
+    );
     assert.equal((await ledgerCheck(t.db.pool, workspace.id)).monthly_remaining, 49_999);
   });
 

@@ -50,9 +50,13 @@ export class RequestLog {
   }
 
   private async write(rows: RequestLogRow[]): Promise<void> {
-    const col = <K extends keyof RequestLogRow>(k: K): Array<RequestLogRow[K]> => rows.map((r) => r[k]);
-    // One statement: the logs and the daily usage they add up to are written together or not at all. The usage
-    // counts only the rows written: a request whose row its charge's keep already wrote is not counted twice.
+    // A request's last row wins (one statement may not update a row twice).
+    const last = [...new Map(rows.map((r) => [r.request_id, r])).values()];
+    const col = <K extends keyof RequestLogRow>(k: K): Array<RequestLogRow[K]> => last.map((r) => r[k]);
+    // One statement: the logs and the daily usage they add up to are written together or not at all. A row its
+    // charge's keep already wrote (docs/contract.md, "What a client can rely on") takes the answer's final status
+    // and time, unless a refund has had it since (no credits: the refund's status stays); usage counts only the
+    // rows inserted, so a request is never counted twice.
     // rest and mcp: the credits kept by live keys and members (the chart); requests and credits: every request of
     // the key, test keys' too (the keys page).
     await this.pool.query(
@@ -66,15 +70,17 @@ export class RequestLog {
                                    credits, client_ip, user_id)
          SELECT request_id, at, workspace_id, key_id, surface, method, route, status, duration_ms, credits, client_ip,
                 user_id FROM given
-         ON CONFLICT (request_id) DO NOTHING
-         RETURNING request_id)
+         ON CONFLICT (request_id) DO UPDATE SET status = excluded.status, duration_ms = excluded.duration_ms
+           WHERE request_logs.credits > 0 AND excluded.credits > 0
+         -- xmax is 0 on a row this statement inserted, not on one it updated.
+         RETURNING request_id, xmax = 0 AS inserted)
        INSERT INTO usage_days AS u (workspace_id, day, key_id, rest, mcp, requests, credits)
        SELECT g.workspace_id, (g.at AT TIME ZONE 'UTC')::date, coalesce(g.key_id, ''),
               coalesce(sum(g.credits) FILTER (WHERE g.surface = 'rest' AND NOT g.test_key AND g.credits > 0), 0),
               coalesce(sum(g.credits) FILTER (WHERE g.surface = 'mcp' AND NOT g.test_key AND g.credits > 0), 0),
               count(*), sum(greatest(g.credits, 0))
        FROM given g JOIN logged USING (request_id)
-       WHERE g.workspace_id IS NOT NULL AND g.surface <> 'keyless'
+       WHERE logged.inserted AND g.workspace_id IS NOT NULL AND g.surface <> 'keyless'
        GROUP BY 1, 2, 3
        ON CONFLICT (workspace_id, day, key_id) DO UPDATE SET rest = u.rest + excluded.rest,
          mcp = u.mcp + excluded.mcp, requests = u.requests + excluded.requests, credits = u.credits + excluded.credits`,

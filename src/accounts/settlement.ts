@@ -2,12 +2,12 @@
 // sent, with its request-log row, its daily usage and its idempotent copy, in one committed transaction; a request
 // that failed, or an answer that never reached its client, is refunded. The common answer (one credit, no
 // Idempotency-Key) is kept early, while its handler runs, so that the keep's round trip and flush are off the
-// answer's path; its log row's status and time are written after. Refunds that fail (the database is down) are
+// answer's path; its log row's status and time follow with the request log's batch (request-log.ts). Refunds that fail (the database is down) are
 // tried again until they pass, so held credits are free within a second or two of the database answering.
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import type { RequestLogRow } from './request-log.js';
-import { AMEND_SQL, KEEP_ONE_SQL, KEEP_SQL } from './settlement-sql.js';
+import { KEEP_ONE_SQL, KEEP_SQL } from './settlement-sql.js';
 
 /** One charge of an answer about to be sent, and the copy an Idempotency-Key keeps of it. */
 export interface KeptCharge {
@@ -52,9 +52,6 @@ export class Settlement {
   private retry: NodeJS.Timeout | null = null;
   /** Early keeps by request: kept (true), gone (false), or failed; settled by keep() or release(). */
   private readonly early = new Map<string, { readonly ledgerId: number; readonly kept: Promise<boolean | Error> }>();
-  /** Kept answers' final log status and time, written after they are sent, a batch at a time. */
-  private amends: Array<{ requestId: string; status: number; durationMs: number }> = [];
-  private amending: Promise<void> | null = null;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -75,7 +72,8 @@ export class Settlement {
 
   /**
    * Keeps a request's one charge while its handler runs, as the 200 it is expected to be (the log row's status
-   * and time are corrected once the answer is known). keep() then waits for it; release() refunds it.
+   * and time follow from the response's end, with the request log's batch). keep() then waits for it; release()
+   * refunds it.
    */
   keepEarly(keep: Keep): void {
     const { request_id: id } = keep.log;
@@ -86,13 +84,12 @@ export class Settlement {
   }
 
   private async finishEarly(keep: Keep, early: { ledgerId: number; kept: Promise<boolean | Error> }): Promise<boolean> {
-    const { request_id: requestId, status, duration_ms: durationMs } = keep.log;
+    const { request_id: requestId } = keep.log;
     this.early.delete(requestId);
     if (keep.charges.length !== 1 || keep.charges[0]!.ledgerId !== early.ledgerId || keep.charges[0]!.idempotency)
       throw new Error(`the answer of ${requestId} has other charges than its early keep`);
     const kept = await early.kept;
     if (kept instanceof Error) throw kept;
-    if (kept) this.amend({ requestId, status, durationMs });
     return kept;
   }
 
@@ -223,35 +220,6 @@ export class Settlement {
       );
   }
 
-  /**
-   * Writes a kept answer's final status and time into its log row, off the answer's path, batched; a row already
-   * refunded (no credits) is left as its refund wrote it. Lost with a crash, the row keeps the early keep's 200.
-   */
-  private amend(a: { requestId: string; status: number; durationMs: number }): void {
-    this.amends.push(a);
-    this.amending ??= this.writeAmends();
-  }
-
-  private async writeAmends(): Promise<void> {
-    try {
-      while (this.amends.length > 0) {
-        const batch = this.amends.splice(0, MAX_BATCH);
-        await this.pool
-          .query({
-            name: 'settlement_amend',
-            text: AMEND_SQL,
-            values: [batch.map((a) => a.requestId), batch.map((a) => a.status), batch.map((a) => a.durationMs)],
-          })
-          .catch((err: unknown) =>
-            this.onError(err, { requests: batch.length }, "kept answers' log status and time were not written"),
-          );
-      }
-    } finally {
-      // In the same turn as the loop's last look: an amend added after it starts a new run.
-      this.amending = null;
-    }
-  }
-
   private async retryOwed(): Promise<void> {
     this.retry = null;
     for (const [requestId, { entries, refund }] of this.owed) {
@@ -271,6 +239,5 @@ export class Settlement {
     this.retry = null;
     await this.retryOwed();
     if (this.retry) clearTimeout(this.retry);
-    await this.amending;
   }
 }

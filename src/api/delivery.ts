@@ -2,7 +2,8 @@
 // is sent only once its credits are kept, with its request-log row, daily usage and idempotent copy, in one committed
 // transaction: a retry with the same Idempotency-Key gets it free. The common answer (one credit, no key) starts its
 // keep as its handler starts (begin), so that the keep's round trip overlaps the handler's read; a crash while it
-// is handled may then charge an answer never given. An answer whose client is gone before it is written, or whose
+// is handled may then charge an answer never given. The response's end writes the row's final status and time, with
+// the request log's batch. An answer whose client is gone before it is written, or whose
 // connection closes before it is all written, is refunded.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestLogRow } from '../accounts/request-log.js';
@@ -84,13 +85,14 @@ export class Delivery {
       this.uncharge(req);
       return write(reply, unkept());
     }
-    if (req.call) req.call.logged = true;
     // The connection may have closed while the keep was written (its 'close' then already passed): refunded.
     if (clientGone(req, reply)) {
       await this.settlement.undelivered(req.id, entries);
       this.uncharge(req);
+      if (req.call) req.call.logged = true;
       return reply.code(CLIENT_GONE).send();
     }
+    // Not marked logged: the response's end gives the row the keep wrote its final status and time (request-log.ts).
     // 'finish': the last byte is handed to the operating system; a close before it cut the answer short.
     let finished = false;
     reply.raw.once('finish', () => (finished = true));
