@@ -9,6 +9,7 @@ import { ledgerCheck } from '../src/accounts/ledger.js';
 import { compressible } from '../src/main/compression.js';
 import { loadFixture } from './support/fixture.js';
 import { testApp, type TestApp } from './support/app.js';
+import { importCorps } from './support/records.js';
 
 let t: TestApp;
 let base: string;
@@ -16,6 +17,16 @@ let base: string;
 before(async () => {
   t = await testApp();
   await loadFixture(t.db.pool);
+  // Entities enough for a page of answers past the 8 KB below which nothing is compressed.
+  await importCorps(
+    t.db.pool,
+    Array.from({ length: 60 }, (_, i) => ({
+      doc: `Z${String(i + 1).padStart(11, '0')}`,
+      name: `ZEPHYRINE HOLDINGS ${i + 1} LLC`,
+      city: 'TAMPA',
+      zip: '33602',
+    })),
+  );
   base = await t.app.http.listen({ host: '127.0.0.1', port: 0 });
 });
 after(() => t.close());
@@ -48,7 +59,6 @@ describe('compression', () => {
     ['the API reference bundle', '/assets/vendor/swagger-ui/swagger-ui-bundle.js', /javascript/],
     ['Chart.js', '/assets/vendor/chart.umd.min.js', /javascript/],
     ['the stylesheet', '/assets/app.css', /text\/css/],
-    ['a page', '/pricing', /text\/html/],
     ['llms-full.txt', '/llms-full.txt', /text\/plain/],
   ] as const;
   for (const [what, path, type] of large)
@@ -70,11 +80,12 @@ describe('compression', () => {
     const { workspace, key } = await t.workspace('pro');
     const before = (await ledgerCheck(t.db.pool, workspace.id)).monthly_remaining;
     const headers = { authorization: `Bearer ${key.key}` };
-    const plain = await fetchRaw('/v1/entities/L20000000001', { ...headers, 'accept-encoding': 'identity' });
-    const packed = await fetchRaw('/v1/entities/L20000000001', { ...headers, 'accept-encoding': 'gzip' });
+    const page = '/v1/entities/search?name=zephyrine%20holdings&limit=100';
+    const plain = await fetchRaw(page, { ...headers, 'accept-encoding': 'identity' });
+    const packed = await fetchRaw(page, { ...headers, 'accept-encoding': 'gzip' });
     assert.equal(packed.status, 200);
     assert.equal(packed.headers['content-encoding'], 'gzip');
-    assert.ok(plain.body.length > 4096, `${plain.body.length} bytes`);
+    assert.ok(plain.body.length > 8192, `${plain.body.length} bytes`);
     // The same answer but for its own request id.
     const unpacked = JSON.parse(zlib.gunzipSync(packed.body).toString()) as { meta: { request_id: string } };
     assert.equal(unpacked.meta.request_id, packed.headers['x-request-id']);
@@ -105,6 +116,13 @@ describe('compression', () => {
     const small = await fetchRaw('/healthz', { 'accept-encoding': 'br, gzip' });
     assert.equal(small.headers['content-encoding'], undefined);
     assert.deepEqual(JSON.parse(small.body.toString()), { status: 'ok' });
+    // An entity's detail arrives in one round trip either way: under 8 KB, plain.
+    const { key } = await t.workspace('pro');
+    const auth = { authorization: `Bearer ${key.key}`, 'accept-encoding': 'br, gzip' };
+    const detail = await fetchRaw('/v1/entities/L20000000001', auth);
+    assert.equal(detail.status, 200);
+    assert.ok(detail.body.length > 1024 && detail.body.length < 8192, `${detail.body.length} bytes`);
+    assert.equal(detail.headers['content-encoding'], undefined);
     const none = await fetchRaw('/v1/openapi.json', {});
     assert.equal(none.headers['content-encoding'], undefined);
     assert.equal(Number(none.headers['content-length']), none.body.length);

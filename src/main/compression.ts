@@ -5,8 +5,11 @@
 import compress from '@fastify/compress';
 import type { FastifyInstance } from 'fastify';
 
-/** Answers below this many bytes are sent as they are: the headers would cost more than the saving. */
-const MIN_COMPRESSED_BYTES = 1024;
+/**
+ * Answers below this many bytes are sent as they are: they reach the client in its first round trip either way (a
+ * new connection's window is 10 segments, about 14 KB), and compressing one cost an entity detail 0.5 ms of its 2.8.
+ */
+const MIN_COMPRESSED_BYTES = 8 * 1024;
 
 /**
  * Text types only: images, zips and fonts are compressed already, and an event stream must reach the client
