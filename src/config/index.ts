@@ -56,6 +56,7 @@ const EnvSchema = z.object({
   WEBHOOKS_RETRY_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
   WEBHOOKS_DELIVERY: flag.default(true),
   MATCH_JOB_SLOTS: z.coerce.number().int().min(0).max(16).default(1),
+  SNAPSHOTS: flag.default(true),
 });
 
 export interface Config {
@@ -111,6 +112,8 @@ export interface Config {
   readonly webhooks: { readonly allowPrivate: boolean; readonly retrySeconds: number; readonly deliver: boolean };
   /** Match jobs a process runs at once, `registry serve` and `registry worker` alike (0: none here). */
   readonly matchJobSlots: number;
+  /** Whether this process writes the bulk snapshots (docs/operations.md, "Bulk snapshots"; with a background slot). */
+  readonly snapshots: boolean;
 }
 
 interface BillingConfig {
@@ -271,6 +274,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       deliver: e.WEBHOOKS_DELIVERY,
     },
     matchJobSlots: e.MATCH_JOB_SLOTS,
+    snapshots: e.SNAPSHOTS,
   };
   if (production && !config.databaseUrl)
     throw new Error('invalid configuration: DATABASE_URL is required in production');

@@ -46,7 +46,7 @@ export async function serverProcess(
 }
 
 /**
- * The compiled server of checkout `root` on `url`, as the benches load it: on a free port, no scheduled jobs nor
+ * The compiled server of checkout `root` on `url`, as the benches load it: on a free port, no scheduled jobs, snapshots nor
  * webhook delivery, its log passed through; resolves with its address.
  */
 export async function benchServer(
@@ -62,6 +62,8 @@ export async function benchServer(
       PORT: String(port),
       SCHEDULER: '0',
       WEBHOOKS_DELIVERY: '0',
+      // The benches time requests: a snapshot of the whole dataset beside them would be timed too.
+      SNAPSHOTS: '0',
       API_KEY_PEPPER: pepper,
       DATA_DIR: dataDir,
     },
