@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { exportFile, type Download } from '../exports/download.js';
-import { LINK_HOURS, type SignedLinks } from './signed-links.js';
+import { invalidLink, LINK_HOURS, LINK_PARAMS, type SignedLinks } from './signed-links.js';
 import { ApiError } from './errors.js';
 import type { DocumentedRoute } from './openapi.js';
 import { parseOrRefuse } from './refusals.js';
@@ -23,12 +23,10 @@ export interface ExportDownloadDeps {
 
 const DownloadParams = z.strictObject({
   id: z.string().regex(/^ex_[0-9a-f]{24}$/, { error: 'must be an export id (ex_ and 24 hex digits)' }),
-  expires: z.coerce.number({ error: 'must be a number' }).int({ error: 'must be an integer' }),
-  signature: z.string().max(100, { error: 'must be at most 100 characters' }),
+  ...LINK_PARAMS,
 });
 
-const INVALID_LINK =
-  'This download link has expired or is not one the service made: GET /v1/exports/{id} gives a new one.';
+const INVALID_LINK = invalidLink('/v1/exports/{id}');
 
 export async function exportDownloadRoutes(app: FastifyInstance, deps: ExportDownloadDeps): Promise<void> {
   const download = async (req: FastifyRequest, reply: FastifyReply) => {

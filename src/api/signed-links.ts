@@ -2,9 +2,20 @@
 // and a signature over both, so the link works without a key (a browser, curl, a data tool) until it expires, and
 // only for its file. Each kind of link signs under a key of its own, derived from the server secret.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
 
 /** How long a link works: asked for again (GET /v1/exports/{id}, GET /v1/snapshots/{id}), a new one is made. */
 export const LINK_HOURS = 24;
+
+/** A link's own query parameters, as every file route reads them beside the file's. */
+export const LINK_PARAMS = {
+  expires: z.coerce.number({ error: 'must be a number' }).int({ error: 'must be an integer' }),
+  signature: z.string().max(100, { error: 'must be at most 100 characters' }),
+};
+
+/** The 403 of a link expired, forged or for another file; `again` is the route that gives a new one. */
+export const invalidLink = (again: string): string =>
+  `This download link has expired or is not one the service made: GET ${again} gives a new one.`;
 
 export class SignedLinks {
   private readonly key: Buffer;

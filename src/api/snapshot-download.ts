@@ -13,7 +13,7 @@ import type { DocumentedRoute } from './openapi.js';
 import { parseOrRefuse } from './refusals.js';
 import { errorReply } from './rest.js';
 import { singleEnvelope } from './schemas.js';
-import { LINK_HOURS, type SignedLinks } from './signed-links.js';
+import { invalidLink, LINK_HOURS, LINK_PARAMS, type SignedLinks } from './signed-links.js';
 import { SnapshotBody } from './operations/snapshots.js';
 
 export interface SnapshotDownloadDeps {
@@ -26,12 +26,10 @@ export interface SnapshotDownloadDeps {
 const DownloadParams = z.strictObject({
   id: z.string().regex(/^sn_[0-9a-f]{24}$/, { error: 'must be a snapshot id (sn_ and 24 hex digits)' }),
   name: z.enum(FILE_NAMES as [string, ...string[]], { error: `must be one of ${FILE_NAMES.join(', ')}` }),
-  expires: z.coerce.number({ error: 'must be a number' }).int({ error: 'must be an integer' }),
-  signature: z.string().max(100, { error: 'must be at most 100 characters' }),
+  ...LINK_PARAMS,
 });
 
-const INVALID_LINK =
-  'This download link has expired or is not one the service made: GET /v1/snapshots/{id} gives a new one.';
+const INVALID_LINK = invalidLink('/v1/snapshots/{id}');
 
 export async function snapshotDownloadRoutes(app: FastifyInstance, deps: SnapshotDownloadDeps): Promise<void> {
   const download = async (req: FastifyRequest, reply: FastifyReply) => {
