@@ -224,8 +224,14 @@ describe('one snapshot per dataset version', () => {
 
 describe('refusals', () => {
   it('runs no worker on a process told SNAPSHOTS=0, nor on one without a background slot', () => {
-    for (const off of [{ ...t.config, snapshots: false }, { ...t.config, matchJobSlots: 0 }])
-      assert.equal(startSnapshots(t.db.pool, off, t.clock, () => {}), null);
+    for (const off of [
+      { ...t.config, snapshots: false },
+      { ...t.config, matchJobSlots: 0 },
+    ])
+      assert.equal(
+        startSnapshots(t.db.pool, off, t.clock, () => {}),
+        null,
+      );
   });
 
   it('a plan without snapshots gets the 403 envelope, and no credit moves', async () => {

@@ -2,8 +2,9 @@
 // sent, with its request-log row, its daily usage and its idempotent copy, in one committed transaction; a request
 // that failed, or an answer that never reached its client, is refunded. The common answer (one credit, no
 // Idempotency-Key) is kept early, while its handler runs, so that the keep's round trip and flush are off the
-// answer's path; its log row's status and time follow with the request log's batch (request-log.ts). Refunds that fail (the database is down) are
-// tried again until they pass, so held credits are free within a second or two of the database answering.
+// answer's path; its log row's status and time follow with the request log's batch (request-log.ts). Refunds that
+// fail (the database is down) are tried again until they pass, so held credits are free within a second or two of the
+// database answering.
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import type { RequestLogRow } from './request-log.js';

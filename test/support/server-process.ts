@@ -46,8 +46,8 @@ export async function serverProcess(
 }
 
 /**
- * The compiled server of checkout `root` on `url`, as the benches load it: on a free port, no scheduled jobs, snapshots nor
- * webhook delivery, its log passed through; resolves with its address.
+ * The compiled server of checkout `root` on `url`, as the benches load it: on a free port, no scheduled jobs, snapshots
+ * nor webhook delivery, its log passed through; resolves with its address.
  */
 export async function benchServer(
   root: string,
