@@ -47,12 +47,17 @@ export function editWord(word: string, r: Rng, kind: EditKind = EDIT_KINDS[r.int
 }
 
 /**
- * `edits` edits in distinct words of the text (each word drawn alike, whatever its length), or null
- * when the text has too few words that can take one.
+ * `edits` edits in distinct words of the text (each word drawn alike, whatever its length, among those `editable`
+ * admits: by default every one), or null when the text has too few words that can take one.
  */
-export function misspell(text: string, r: Rng, edits = 1): string | null {
+export function misspell(
+  text: string,
+  r: Rng,
+  edits = 1,
+  editable: (word: string, at: number) => boolean = () => true,
+): string | null {
   const words = text.split(' ').filter((w) => w !== '');
-  const places = [...words.keys()];
+  const places = [...words.keys()].filter((at) => editable(words[at]!, at));
   let done = 0;
   while (done < edits && places.length > 0) {
     const at = places.splice(r.int(places.length), 1)[0]!;
