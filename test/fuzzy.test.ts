@@ -72,6 +72,11 @@ const amend = (name: string, change: Partial<Corp>): void =>
 // Two addresses a one-letter typo tells apart only by ranking: 2060 CREEK N meant CREEK LN, not N CREEK.
 amend('B&K REALTY LLC', { street: '2060 CREEK LN' });
 amend('OZARK REALTY INC', { street: '2060 N CREEK AVE' });
+// A typo in the street: the house number typed ranks its own addresses before a city or a number that holds the
+// typo's expansion (7681 APLM ST meant 7681 PALM ST, not 7681 PARK ST in W PALM BEACH nor 681 PALM ST).
+amend('QUILLFEATHER ART LLC', { street: '7681 PALM ST UNIT 4', city: 'LAKE WALES' });
+amend('QUILLFEATHER HOLDINGS INC', { street: '7681 PARK ST', city: 'W PALM BEACH' });
+amend('O&Z REALTY, LLC', { street: '681 PALM ST', city: 'ATLANTA' });
 // A person of short words only, for a typo that no longer word carries.
 amend('MUSHO LLC', { officers: [{ title: 'MGR', name: person('YOST', 'TOM') }] });
 // Later filings come first among equals: the as-typed order has to beat that.
@@ -137,6 +142,13 @@ describe('typos that once answered nothing', () => {
     const res = await t.get(`/v1/addresses/search?${new URLSearchParams({ query: '2060 CREEK N' })}`, key);
     const docs = (res.json() as { data: Array<{ document_number: string }> }).data.map((h) => h.document_number);
     assert.ok(docs.includes(docOf('B&K REALTY LLC')), docs.join());
+  });
+
+  it('a typo in the street ranks the house number typed first: 7681 APLM ST finds the two at 7681', async () => {
+    const res = await t.get(`/v1/addresses/search?${new URLSearchParams({ query: '7681 APLM ST' })}`, key);
+    const docs = (res.json() as { data: Array<{ document_number: string }> }).data.map((h) => h.document_number);
+    const atTheNumber = [docOf('QUILLFEATHER ART LLC'), docOf('QUILLFEATHER HOLDINGS INC')];
+    assert.deepEqual(docs.slice(0, 2).sort(), atTheNumber.sort(), docs.join());
   });
 
   it('answers nothing only when nothing is left without initials and words one edit from a weak one', async () => {

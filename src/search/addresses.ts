@@ -6,6 +6,7 @@ import { addressKey } from '../text/normalize.js';
 import { addressesKey } from './cache-keys.js';
 import type { SearchContext } from './context.js';
 import type { Page, PageRequest } from './paging.js';
+import type { RankedQuery } from './ranking/query.js';
 import { rankedPage } from './ranking/strategy.js';
 import type { AddressHit } from './shapes.js';
 import { Sql } from './sql.js';
@@ -15,6 +16,8 @@ import { carries, expandWords, matchBound } from './words/expansion.js';
 import { noneHoldsAll, wordsMatch } from './words/relaxed.js';
 
 const ZIP = /^(\d{5})(?:-(\d{4}))?$/;
+/** A query's house number: its first word, all digits, followed by the street. */
+const HOUSE_NUMBER = /^(\d+) \S/;
 const FROM = 'registry.entities e';
 const COLUMN = 'e.address_words';
 
@@ -25,6 +28,21 @@ async function beginsAnAddress(pool: pg.Pool, key: { norm: string; words: string
     [key.words, key.norm],
   );
   return rows[0]!.found;
+}
+
+/**
+ * Exact, then prefix, then (a query that begins with a house number) the addresses at that number: with a typo in
+ * the street (`7681 APLM ST`), similarity alone ranked `681 PALM ST` and addresses whose city holds PALM above the one
+ * meant, `7681 PALM ST UNIT 4` (docs/search.md, "Ranking").
+ */
+function addressTiers(norm: string): RankedQuery['tiers'] {
+  const tiers: Array<(s: Sql) => string> = [
+    (s) => `e.address_norm = ${s.p(norm)}`,
+    (s) => `e.address_norm LIKE ${s.p(norm)} || '%'`,
+  ];
+  const number = HOUSE_NUMBER.exec(norm)?.[1];
+  if (number !== undefined) tiers.push((s) => `e.address_norm LIKE ${s.p(`${number} `)} || '%'`);
+  return tiers;
 }
 
 async function hits(pool: pg.Pool, ids: number[]): Promise<AddressHit[]> {
@@ -93,7 +111,7 @@ export async function searchAddresses(
       from: 'registry.entities e',
       ref: 'e.id',
       where,
-      tiers: [(s) => `e.address_norm = ${s.p(key.norm)}`, (s) => `e.address_norm LIKE ${s.p(key.norm)} || '%'`],
+      tiers: addressTiers(key.norm),
       exactTiers: 1,
       text: 'e.address_norm',
       trgm: 'e.address_trgm',
