@@ -149,6 +149,11 @@ const ADDRESS_WORDS: ReadonlyMap<string, string> = new Map(
   }),
 );
 
+/** The words of a street's type, direction and unit (ST, NE, APT) once abbreviated, and WAY and UNIT. */
+const STREET_WORDS: ReadonlySet<string> = new Set([...ADDRESS_WORDS.values(), 'WAY', 'UNIT']);
+
+export const isStreetWord = (word: string): boolean => STREET_WORDS.has(word);
+
 /** An address's normalized form: the text rules plus USPS abbreviations, without legal-form rewriting. */
 export function addressKey(input: string): { norm: string; words: string[] } {
   const words = normalizeText(input)

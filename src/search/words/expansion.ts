@@ -5,6 +5,7 @@
 // FREQUENT_WORD) matches itself only: it was not mistyped, and its count is known exactly.
 import type pg from 'pg';
 import { otherForms } from '../../text/abbreviations.js';
+import { isStreetWord } from '../../text/normalize.js';
 import { keysTable, type Dictionary } from '../../text/dictionaries.js';
 import type { Sql } from '../sql.js';
 import { adjacentSwaps, oneEditAway } from './edits.js';
@@ -33,14 +34,20 @@ export const carries = (word: string): boolean => word.length > NO_TYPO_MAX_LENG
 
 /**
  * The query words that must match. In an address a one-character word (a directional, N; what a typo left of a
- * street type, S for ST; a house number 1 to 9, as often mistyped) need not match when a longer word carries the
- * query, unless the address is taken as typed; in a name an initial must (INITIAL_MAX_LENGTH).
+ * street type, S for ST; a house number 1 to 9, as often mistyped) and a short word that is a street's type or
+ * direction or one edit from one (SB, AE, EN for ST, AVE, NE: their neighbours are frequent words, which a typo's
+ * expansions leave out) need not match when a longer word carries the query, unless the address is taken as typed;
+ * in a name an initial must (INITIAL_MAX_LENGTH).
  */
 function requiredWords(dictionary: Dictionary, words: readonly string[], opts: ExpandOptions): string[] {
   const used = words.slice(0, MAX_QUERY_WORDS);
   if (dictionary !== 'address_words' || opts.shortAsTyped || !used.some(carries)) return used;
-  return used.filter((w) => w.length > INITIAL_MAX_LENGTH);
+  return used.filter((w) => w.length > INITIAL_MAX_LENGTH && !nearStreetWord(w));
 }
+
+/** A short word one edit from a street word, and not one itself (RD typed means RD). */
+const nearStreetWord = (word: string): boolean =>
+  !carries(word) && !isStreetWord(word) && oneEditAway(word).some(isStreetWord);
 
 export interface Term {
   readonly word: string;
