@@ -77,6 +77,10 @@ amend('OZARK REALTY INC', { street: '2060 N CREEK AVE' });
 amend('QUILLFEATHER ART LLC', { street: '7681 PALM ST UNIT 4', city: 'LAKE WALES' });
 amend('QUILLFEATHER HOLDINGS INC', { street: '7681 PARK ST', city: 'W PALM BEACH' });
 amend('O&Z REALTY, LLC', { street: '681 PALM ST', city: 'ATLANTA' });
+// A typo in the house number: the street typed ranks its own addresses before the number's on a street one of
+// whose words is an expansion (495 W 42ND ST meant 995 W 42ND ST, not 495 242ND ST).
+amend('KUTCH AND SONS INC', { street: '995 W 42ND ST' });
+amend('REQUEST DELIVERY INC', { street: '495 242ND ST' });
 // A person of short words only, for a typo that no longer word carries.
 amend('MUSHO LLC', { officers: [{ title: 'MGR', name: person('YOST', 'TOM') }] });
 // Later filings come first among equals: the as-typed order has to beat that.
@@ -149,6 +153,24 @@ describe('typos that once answered nothing', () => {
     const docs = (res.json() as { data: Array<{ document_number: string }> }).data.map((h) => h.document_number);
     const atTheNumber = [docOf('QUILLFEATHER ART LLC'), docOf('QUILLFEATHER HOLDINGS INC')];
     assert.deepEqual(docs.slice(0, 2).sort(), atTheNumber.sort(), docs.join());
+  });
+
+  it('a typo in the house number ranks the street typed first: 495 W 42ND ST finds 995 W 42ND ST', async () => {
+    const res = await t.get(`/v1/addresses/search?${new URLSearchParams({ query: '495 W 42ND ST' })}`, key);
+    const docs = (res.json() as { data: Array<{ document_number: string }> }).data.map((h) => h.document_number);
+    assert.deepEqual(docs.slice(0, 2), [docOf('KUTCH AND SONS INC'), docOf('REQUEST DELIVERY INC')]);
+  });
+
+  it('a short word one edit from a street type need not match: 681 PALM SB finds 681 PALM ST', async () => {
+    const res = await t.get(`/v1/addresses/search?${new URLSearchParams({ query: '681 PALM SB' })}`, key);
+    const docs = (res.json() as { data: Array<{ document_number: string }> }).data.map((h) => h.document_number);
+    assert.equal(docs[0], docOf('O&Z REALTY, LLC'), docs.join());
+    // Where ST is frequent (20,000 addresses or more), SB has no expansion that reaches it: it is not a term.
+    const terms = await expandWords(t.db.pool, 'address_words', addressKey('681 PALM SB').words);
+    assert.deepEqual(
+      terms.map((term) => term.word),
+      ['681', 'PALM'],
+    );
   });
 
   it('answers nothing only when nothing is left without initials and words one edit from a weak one', async () => {
