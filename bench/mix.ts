@@ -17,7 +17,15 @@ export interface Query {
    * entity's: those rank before the one meant as exact matches (markNamesAnother). `person`: the first and
    * last name typed, which any officer of that name meets (a person typed as users type them).
    */
-  readonly expect?: { doc: string; norm: string; namesAnother?: boolean; address?: string; person?: string[] };
+  readonly expect?: {
+    doc: string;
+    norm: string;
+    namesAnother?: boolean;
+    /** A dropped word's: the other names its words and one more make up (markAlike), when more than a page. */
+    alike?: number;
+    address?: string;
+    person?: string[];
+  };
 }
 
 /** Kinds whose query is a registered name changed (a typo, a dropped or swapped word). */
@@ -297,7 +305,31 @@ export async function drawMix(pool: pg.Pool, seed: number, perKind: number): Pro
       queries.push({ kind: 'address_number_typo', path: `/addresses/search?${q({ query: number })}`, expect });
   }
   await markNamesAnother(pool, queries);
+  await markAlike(pool, queries);
   return queries;
+}
+
+/** A page of answers: a dropped word's query that more names than this are alike to is one of many. */
+export const PAGE_ROWS = 10;
+/** The kinds markAlike marks. */
+export const ALIKE_KINDS: ReadonlySet<string> = new Set(['dropped_word']);
+
+/**
+ * Marks the dropped-word queries whose words and one word more are the core of more than a page of other names
+ * (GREAT PROPERTIES LLC: every GREAT X PROPERTIES, GREAT PROPERTIES X): nothing the query says tells the one meant
+ * from them, so it reaches the top 10 by its similarity's ties, not by the ranking. Reported beside the row.
+ */
+async function markAlike(pool: pg.Pool, queries: Query[]): Promise<void> {
+  const dropped = queries.filter((x) => ALIKE_KINDS.has(x.kind) && x.expect);
+  for (const x of dropped) {
+    const words = nameKey(new URLSearchParams(x.path.split('?')[1]).get('name')!).words;
+    const { rows } = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM registry.entities e
+       WHERE e.name_words @> $1::text[] AND cardinality(e.name_words) = $2 AND e.name_norm <> $3`,
+      [words, words.length + 1, x.expect!.norm],
+    );
+    if (rows[0]!.n > PAGE_ROWS) queries[queries.indexOf(x)] = { ...x, expect: { ...x.expect!, alike: rows[0]!.n } };
+  }
 }
 
 /**

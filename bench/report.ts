@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { projectRoot } from '../src/config/paths.js';
 import { addressKey, nameKey, normalizeText, personKey } from '../src/text/normalize.js';
-import type { Query } from './mix.js';
+import { ALIKE_KINDS, PAGE_ROWS, type Query } from './mix.js';
 
 export interface Percentiles {
   p50: number;
@@ -30,6 +30,9 @@ export interface Relevance {
   names_another: number;
   names_another_top10: number;
   names_another_first: number;
+  /** Of all checked, the dropped words' queries alike to more than a page of others (markAlike), and their hits. */
+  alike: number;
+  alike_top10: number;
 }
 
 export interface KindResult extends Percentiles {
@@ -88,6 +91,8 @@ export async function relevance(base: string, key: string, queries: readonly Que
     names_another: 0,
     names_another_top10: 0,
     names_another_first: 0,
+    alike: 0,
+    alike_top10: 0,
   };
   for (const q of checked) {
     const res = await fetch(`${base}/v1${q.path}`, { headers: { authorization: `Bearer ${key}` } });
@@ -114,6 +119,10 @@ export async function relevance(base: string, key: string, queries: readonly Que
     if (!inTop10) r.missed.push(decodeURIComponent(q.path));
     r.top10 += inTop10;
     r.first += isFirst;
+    if (q.expect!.alike !== undefined) {
+      r.alike++;
+      r.alike_top10 += inTop10;
+    }
     if (q.expect!.namesAnother) {
       r.names_another++;
       r.names_another_top10 += inTop10;
@@ -253,6 +262,8 @@ function pooled(kinds: readonly KindResult[], names: readonly string[]): Relevan
     names_another: 0,
     names_another_top10: 0,
     names_another_first: 0,
+    alike: 0,
+    alike_top10: 0,
   };
   for (const x of rs)
     for (const f of Object.keys(sum) as Array<keyof Relevance>)
@@ -315,6 +326,7 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
       first_got: share(m.first, m.checked),
       empty: m.empty,
       naming_another: another,
+      ...(t.kinds.some((k) => ALIKE_KINDS.has(k)) && { alike: { checked: m.alike, top10: m.alike_top10 } }),
       ...(t.judged && { naming_none_top10_got: share(none.top10, none.checked) }),
       met,
     };
@@ -355,11 +367,12 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
     '',
     'Targets of the forgiving search, raw: every query of the row counted (a row missed fails the run, an empty ' +
       'answer too). Beside each, the queries whose changed text is also the name of another entity, officer or ' +
-      'address (counted in the row), and how many of those found the one meant:',
+      'address (counted in the row), and how many of those found the one meant; for a dropped word, the queries ' +
+      `whose words and one more name more than ${PAGE_ROWS} others (also counted in the row), and their hits:`,
     '',
     '| class | kinds | checked | top 10 (target) | first (target) | empty answers (target 0) | met | ' +
-      'naming another: queries, top 10, first |',
-    '|---|---|---:|---:|---:|---:|---|---|',
+      'naming another: queries, top 10, first | alike to many: queries, top 10 |',
+    '|---|---|---:|---:|---:|---:|---|---|---|',
     ...targets.map(
       (t) =>
         `| ${t.row} | ${t.kinds.join(', ')} | ${t.checked} | ${pct(t.top10_got, 1)}` +
@@ -368,7 +381,7 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
           : `; naming none ${pct(t.naming_none_top10_got, 1)} (${pct(t.top10, 1)}) | `) +
         `${pct(t.first_got, 1)}${t.first === null ? '' : ` (${pct(t.first, 1)})`} | ${t.empty} | ` +
         `${t.met ? 'yes' : 'no'} | ${t.naming_another.checked}, ${t.naming_another.top10}, ` +
-        `${t.naming_another.first} |`,
+        `${t.naming_another.first} | ${t.alike ? `${t.alike.checked}, ${t.alike.top10}` : '-'} |`,
     ),
     '',
     'The mix as a whole (every query of the kinds, one sample each): ' +
