@@ -89,6 +89,15 @@ describe('match jobs in the browser', { skip: unavailable ?? false }, () => {
     assert.match(jobId, /^mj_[0-9a-f]{24}$/);
     assert.match(await row.innerText(), /crm-export\.csv/);
     assert.equal(await row.locator('progress').getAttribute('max'), String(ROWS));
+    // The site's clock stands still, so a second job is created at the same instant and the worker would take the
+    // one whose id sorts first: the next test's job is queued behind this one only once the worker holds this one.
+    for (const started = Date.now(); ; await new Promise((r) => setTimeout(r, 100))) {
+      const { rows } = await site.t.db.pool.query('SELECT 1 FROM match_jobs WHERE id = $1 AND claimed_by IS NOT NULL', [
+        jobId,
+      ]);
+      if (rows.length > 0) break;
+      assert.ok(Date.now() - started < JOB_TIMEOUT_MS, 'the worker claims the job');
+    }
   });
 
   it('queues a second job behind it and cancels that one after the confirmation', async () => {
