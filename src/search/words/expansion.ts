@@ -34,10 +34,10 @@ export const carries = (word: string): boolean => word.length > NO_TYPO_MAX_LENG
 
 /**
  * The query words that must match. In an address a one-character word (a directional, N; what a typo left of a
- * street type, S for ST; a house number 1 to 9, as often mistyped) and a short word that is a street's type or
- * direction or one edit from one (SB, AE, EN for ST, AVE, NE: their neighbours are frequent words, which a typo's
- * expansions leave out) need not match when a longer word carries the query, unless the address is taken as typed;
- * in a name an initial must (INITIAL_MAX_LENGTH).
+ * street type, S for ST; a house number 1 to 9, as often mistyped) and a short word one edit from a street's type or
+ * direction but not one itself (SB, AE, EN for ST, AVE, NE: frequent words, which a typo's expansions leave out)
+ * need not match when a longer word carries the query, unless the address is taken as typed; in a name an initial
+ * must (INITIAL_MAX_LENGTH).
  */
 function requiredWords(dictionary: Dictionary, words: readonly string[], opts: ExpandOptions): string[] {
   const used = words.slice(0, MAX_QUERY_WORDS);
