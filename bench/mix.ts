@@ -321,14 +321,22 @@ export const ALIKE_KINDS: ReadonlySet<string> = new Set(['dropped_word']);
  */
 async function markAlike(pool: pg.Pool, queries: Query[]): Promise<void> {
   const dropped = queries.filter((x) => ALIKE_KINDS.has(x.kind) && x.expect);
-  for (const x of dropped) {
-    const words = nameKey(new URLSearchParams(x.path.split('?')[1]).get('name')!).words;
-    const { rows } = await pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM registry.entities e
-       WHERE e.name_words @> $1::text[] AND cardinality(e.name_words) = $2 AND e.name_norm <> $3`,
-      [words, words.length + 1, x.expect!.norm],
-    );
-    if (rows[0]!.n > PAGE_ROWS) queries[queries.indexOf(x)] = { ...x, expect: { ...x.expect!, alike: rows[0]!.n } };
+  const { rows } = await pool.query<{ i: number; n: number }>(
+    `SELECT u.i, a.n FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(typed, norm, i)
+     CROSS JOIN LATERAL (
+       SELECT count(*)::int AS n FROM registry.entities e
+       WHERE e.name_words @> string_to_array(u.typed, ' ')
+         AND cardinality(e.name_words) = cardinality(string_to_array(u.typed, ' ')) + 1 AND e.name_norm <> u.norm) a
+     WHERE a.n > $3`,
+    [
+      dropped.map((x) => nameKey(new URLSearchParams(x.path.split('?')[1]).get('name')!).words.join(' ')),
+      dropped.map((x) => x.expect!.norm),
+      PAGE_ROWS,
+    ],
+  );
+  for (const { i, n } of rows) {
+    const x = dropped[Number(i) - 1]!;
+    queries[queries.indexOf(x)] = { ...x, expect: { ...x.expect!, alike: n } };
   }
 }
 
