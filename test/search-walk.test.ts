@@ -251,6 +251,33 @@ describe('relevance pages: postings and walking agree with ranking every match',
     }
   });
 
+  it('capped as the matcher caps them: the exact total, a full page of matches, some walks stopped short', async () => {
+    const version = async (): Promise<number> => 1;
+    // A cap of 1 stops each walk at its first step's rows (the rows a page still needs, at least).
+    const capped = createSearch(db.pool, version, { rankWholeBelow: 0, walkRowsCap: 1 });
+    let cut = 0;
+    for (const name of await entityQueries()) {
+      const q = { name, limit: 25, offset: 0 };
+      const [exact, all, walkedCapped] = await Promise.all([
+        whole.entities(q),
+        whole.entities({ ...q, limit: 500 }),
+        capped.entities(q),
+      ]);
+      assert.equal(walkedCapped.total, exact.total, name);
+      const docs = walkedCapped.hits.map((h) => h.document_number);
+      // A match it answers is a match; past the rows the cap let it read, it answers no others.
+      const matches = new Set(all.hits.map((h) => h.document_number));
+      if (exact.total <= 500)
+        assert.ok(
+          docs.every((d) => matches.has(d)),
+          name,
+        );
+      assert.equal(docs.length, Math.min(25, exact.total), name);
+      if (docs.join() !== exact.hits.map((h) => h.document_number).join()) cut++;
+    }
+    assert.ok(cut > 0, 'some walk stopped at the cap');
+  });
+
   it('totals of a frequent word or a prefix within a city, from the counts', async () => {
     const { rows } = await db.pool.query<{ w: string; c: string }>(`
       SELECT w, e.principal_city AS c FROM registry.entities e, unnest(e.name_words) w

@@ -11,6 +11,12 @@ export interface SearchContext {
   readonly rankWholeBelow: number;
   /** Sorted listings of fewer matches than this sort them all rather than walk the sort's index (SORT_ALL_BELOW). */
   readonly sortAllBelow: number;
+  /**
+   * A trigram walk that reads this many rows one way keeps the best it read instead of ranking its tier whole
+   * (WALK_ROWS_MAX): set by the matcher, whose candidates need the names nearest the query, not the exact order of a
+   * tier of hundreds of thousands. Unset, every page is exact.
+   */
+  readonly walkRowsCap?: number;
   /** How a name's words are looked up: by default one statement a search; a batch match shares them (batched.ts). */
   readonly expand?: Expand;
 }

@@ -18,11 +18,14 @@ import { CACHED_FACETS, RANK_WHOLE_BELOW, SORT_ALL_BELOW } from './thresholds.js
 import { ResultCache } from './totals/cache.js';
 import type { Walk } from './walk.js';
 
-/** `rankWholeBelow`, `sortAllBelow`: tests set 0 to drive every relevance page, or sorted listing, through its walk. */
+/**
+ * `rankWholeBelow`, `sortAllBelow`: tests set 0 to drive every relevance page, or sorted listing, through its walk;
+ * `walkRowsCap`, a test's walks as the matcher's are (SearchContext).
+ */
 export function createSearch(
   pool: pg.Pool,
   datasetVersion: () => Promise<number>,
-  opts: { rankWholeBelow?: number; sortAllBelow?: number } = {},
+  opts: { rankWholeBelow?: number; sortAllBelow?: number; walkRowsCap?: number } = {},
 ) {
   const counts = new ResultCache<number>();
   const facets = new ResultCache<FacetCounts | undefined>(CACHED_FACETS);
@@ -32,6 +35,7 @@ export function createSearch(
     facets,
     rankWholeBelow: opts.rankWholeBelow ?? RANK_WHOLE_BELOW,
     sortAllBelow: opts.sortAllBelow ?? SORT_ALL_BELOW,
+    ...(opts.walkRowsCap === undefined ? {} : { walkRowsCap: opts.walkRowsCap }),
   });
   return {
     entities: async (q: EntitySearch) => searchEntities(pool, await context(), q),

@@ -10,6 +10,9 @@ export type MatchFeature = (typeof MATCH_FEATURES)[number];
 const GRADES = ['exact', 'close', 'different', 'absent'] as const;
 export type Grade = (typeof GRADES)[number];
 
+/** Why a query has no answer while the others of its call have theirs. */
+const MATCH_ERRORS = ['query_timeout'] as const;
+
 /** One row of a customer's list, as the matcher reads it. */
 export interface MatchQuery {
   readonly name: string;
@@ -53,6 +56,14 @@ const MatchResult = z
     reference: z.string().nullable().meta({ description: "The query's own reference, as sent." }),
     match: MatchCandidate.nullable().meta({ description: 'The candidate that matches, if one does.' }),
     candidates: z.array(MatchCandidate),
+    error: z
+      .enum(MATCH_ERRORS)
+      .nullable()
+      .meta({
+        description:
+          "null, or `query_timeout`: this query's search ran past the statement timeout, so it has no candidates " +
+          'and is not charged. Retry it alone, or narrow it with a city, ZIP or document number.',
+      }),
   })
   .meta({ id: 'MatchResult' });
 

@@ -137,21 +137,21 @@ export async function rankedPage(
   size: MatchSize,
 ): Promise<number[]> {
   const whole = rankWholeLimit(ctx.rankWholeBelow, offset + limit);
-  const bySize = (): Promise<number[]> => pageBySize(pool, q, offset, limit, size, whole);
+  const bySize = (): Promise<number[]> => pageBySize(pool, q, { offset, limit, cap: ctx.walkRowsCap }, size, whole);
   // A page the first-word tiers do not fill is found as any other.
   if (firstWordTiersFirst(q, size, whole)) return tiersInIndexOrder(pool, q, offset, limit, bySize);
   return bySize();
 }
 
-/** The page of a relevance-ranked query by the size of its matches; `whole` is its rank-whole limit. */
+/** The page of a relevance query by the size of its matches; `whole` is its rank-whole limit, `cap` the walk's. */
 async function pageBySize(
   pool: pg.Pool,
   q: RankedQuery,
-  offset: number,
-  limit: number,
+  page: { offset: number; limit: number; cap: number | undefined },
   size: MatchSize,
   whole: number,
 ): Promise<number[]> {
+  const { offset, limit } = page;
   const byBound = planByBound(q, size, whole);
   if (byBound.way === 'rank whole, counting') return ordered(pool, q, q.sql.fork(), q.where, offset, limit, size.total);
   if (byBound.way === 'rank capped, counting') {
@@ -171,6 +171,6 @@ async function pageBySize(
     case 'tiers in index order':
       return tiersInIndexOrder(pool, q, offset, limit);
     case 'walk':
-      return walkedPage(pool, q, offset, limit, byTotal.walkedTiers, rankWhole);
+      return walkedPage(pool, q, page, byTotal.walkedTiers, rankWhole);
   }
 }

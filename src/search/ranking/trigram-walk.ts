@@ -41,11 +41,21 @@ async function fetchWalk(
 
 /**
  * The refs of the best `need` rows of one tier (all of them if it holds fewer), by walking both ways
- * from `a` in growing steps until the bound proves no unread row could rank among them.
+ * from `a` in growing steps until the bound proves no unread row could rank among them. With a `cap`, a walk
+ * that reads that many rows one way answers the best it read.
  */
-async function walkTier(pool: pg.Pool, q: RankedQuery, tier: number, need: number, a: number): Promise<Candidate[]> {
+async function walkTier(
+  pool: pg.Pool,
+  q: RankedQuery,
+  tier: number,
+  need: number,
+  a: number,
+  cap: number | undefined,
+): Promise<Candidate[]> {
+  // A cap below the rows still needed would leave the page short of matches it has.
+  const most = Math.min(Math.max(cap ?? WALK_ROWS_MAX, need), WALK_ROWS_MAX);
   for (let limit = Math.max(WALK_FIRST_STEP_MIN, need * WALK_FIRST_STEP_PER_ROW); ; limit *= STEP_GROWTH) {
-    const capped = Math.min(limit, WALK_ROWS_MAX);
+    const capped = Math.min(limit, most);
     const [up, down] = await Promise.all([
       fetchWalk(pool, q, tier, true, a, capped),
       fetchWalk(pool, q, tier, false, a, capped),
@@ -69,7 +79,7 @@ async function walkTier(pool: pg.Pool, q: RankedQuery, tier: number, need: numbe
       // An unread row ties at best with the bound: strictly below the k-th best, it cannot enter.
       if (boundUp < kth && boundDown < kth) return all;
     }
-    if (capped === WALK_ROWS_MAX) return rankTierWhole(pool, q, tier, need);
+    if (capped === most) return cap === undefined ? rankTierWhole(pool, q, tier, need) : all;
   }
 }
 
@@ -86,22 +96,22 @@ async function rankTierWhole(pool: pg.Pool, q: RankedQuery, tier: number, need: 
 /**
  * The page (offset, limit) walked tier by tier, then ordered once in SQL. Only the first `walked`
  * tiers are walked (all of them: `q.tiers.length` + 1, the rest included); a page they leave short
- * is `short()`'s.
+ * is `short()`'s. `cap`: the search context's walkRowsCap.
  */
 export async function walkedPage(
   pool: pg.Pool,
   q: RankedQuery,
-  offset: number,
-  limit: number,
+  page: { offset: number; limit: number; cap: number | undefined },
   walked: number,
   short: () => Promise<number[]>,
 ): Promise<number[]> {
+  const { offset, limit, cap } = page;
   const need = offset + limit;
   const a = Math.max(1, trigramCount(q.query));
   const found: Placed[] = [];
   for (let tier = 0; tier <= q.tiers.length && found.length < need; tier++) {
     if (tier >= walked) return short();
-    for (const c of await walkTier(pool, q, tier, need - found.length, a)) found.push({ ...c, tier });
+    for (const c of await walkTier(pool, q, tier, need - found.length, a, cap)) found.push({ ...c, tier });
   }
   if (found.length === 0) return [];
   // The refs already satisfy the match predicate: this statement has only its own parameters.
