@@ -49,12 +49,16 @@ async function upload(key: string, body: string, query = 'name=Company&city=Town
   });
 }
 
+type Match = Parameters<typeof startJobWorker>[0]['match'];
+const matcher: Match = (queries, opts) =>
+  t.app.services.search.match(queries, { limit: opts.limit, algorithm: 'match-v1' });
+
 /** A worker of this process, as the server runs one, until `stop`. */
-function worker(n = 1): JobWorker {
+function worker(n = 1, match: Match = matcher): JobWorker {
   return startJobWorker(
     {
       pool: t.db.pool,
-      match: (queries, opts) => t.app.services.search.match(queries, { limit: opts.limit, algorithm: 'match-v1' }),
+      match,
       worker: n,
       now: () => t.clock.now(),
       log: () => {},
@@ -116,6 +120,48 @@ describe('match jobs', () => {
     assert.equal(rows[0].result.candidate.document_number, first.doc);
     const listed = (await t.get('/v1/match/jobs', key.key)).json();
     assert.equal(listed.data[0].id, job.id);
+  });
+
+  it('answers a row whose search times out as such, uncharged, and matches the rest of its chunk', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const before = (await ledgerCheck(t.db.pool, workspace.id)).monthly_remaining;
+    const res = await upload(
+      key.key,
+      csvOf(150, 'Company,Town,Ref', true),
+      'name=Company&city=Town&reference=Ref&address=Street',
+    );
+    const job = res.json().data;
+    // The matcher as it meets a statement past statement_timeout for the row at 5 MAIN ST: that row answered
+    // query_timeout beside the others, and the whole call failed when it is the only row.
+    const slow: Match = async (queries, opts) => {
+      const timedOut = (q: (typeof queries)[number]): boolean => q.address === '5 MAIN ST';
+      if (queries.every(timedOut))
+        throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+      const answer = await matcher(queries, opts);
+      const results = answer.results.map((r, i) =>
+        timedOut(queries[i]!) ? { ...r, match: null, candidates: [], error: 'query_timeout' as const } : r,
+      );
+      return { ...answer, results };
+    };
+    const w = worker(1, slow);
+    try {
+      const done = await until(key.key, job.id, (j) => j.status !== 'queued' && j.status !== 'running');
+      assert.equal(done.status, 'completed');
+      assert.equal(done.done_rows, 150);
+    } finally {
+      await w.stop();
+    }
+    assert.equal((await ledgerCheck(t.db.pool, workspace.id)).monthly_remaining, before - 149);
+    const rows = (await t.get(`/v1/match/jobs/${job.id}/results?format=jsonl`, key.key)).body
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(rows[4].result, { match: false, candidate: null, error: 'query_timeout' });
+    assert.equal(rows[3].result.candidate.document_number, names[3 % names.length]!.doc);
+    assert.equal(rows[5].result.candidate.document_number, names[5 % names.length]!.doc);
+    const csv = (await t.get(`/v1/match/jobs/${job.id}/results`, key.key)).body.trim().split('\n');
+    assert.ok(csv[0]!.endsWith(',error'), csv[0]);
+    assert.ok(csv[5]!.endsWith(',query_timeout'), csv[5]);
   });
 
   it('reads JSON lines by field names, and gives the job made under an Idempotency-Key again', async () => {

@@ -3,6 +3,7 @@
 // (one per query, a call served whole or refused whole), its refusals, and the same answer over MCP.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type pg from 'pg';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -49,8 +50,30 @@ let t: TestApp;
 let key: string;
 let workspaceId: string;
 
+/** A name whose searches the read pool stops as the statement timeout would, while set. */
+let stoppedName: string | null = null;
+const stopped = (values: unknown): boolean =>
+  stoppedName !== null &&
+  Array.isArray(values) &&
+  values.some((v) => typeof v === 'string' && v.includes(stoppedName!));
+/** The read pool, but a statement whose parameters hold `stoppedName` fails with the timeout's code. */
+const timingOut = (pool: pg.Pool): pg.Pool =>
+  new Proxy(pool, {
+    get(target, prop) {
+      if (prop === 'query')
+        return (config: string | pg.QueryConfig, values?: unknown) =>
+          stopped(typeof config === 'object' ? config.values : values)
+            ? Promise.reject(
+                Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
+              )
+            : target.query(config as string, values as unknown[]);
+      const v = Reflect.get(target, prop) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+
 before(async () => {
-  t = await testApp({ now: '2026-03-10T12:00:00Z' });
+  t = await testApp({ now: '2026-03-10T12:00:00Z', readPool: timingOut });
   await importCorps(t.db.pool, entities);
   const w = await t.workspace('pro');
   await setPerMinute(t.db.pool, w.workspace.id, 1_000_000);
@@ -193,6 +216,46 @@ describe('POST /v1/entities/match', () => {
     assert.equal(Number(rows[0].monthly_remaining), 2);
     const ok = await post({ queries: [{ name: 'abc intl' }, { name: 'smith mgmt' }] }, poor.key);
     assert.equal(ok.statusCode, 200, ok.body);
+  });
+
+  it('answers a query whose search timed out as such, free, beside the others; all timing out fail free', async () => {
+    const before = (await ledgerCheck(t.db.pool, workspaceId)).monthly_remaining;
+    stoppedName = 'TIMES OUT';
+    try {
+      const res = await post({
+        queries: [{ name: 'abc intl' }, { name: 'Times Out Holdings' }, { name: 'smith mgmt' }],
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      const results = (res.json() as { data: { results: Array<Result & { error: string | null }> } }).data.results;
+      assert.deepEqual(
+        results.map((r) => [r.error, r.match?.document_number ?? null]),
+        [
+          [null, 'P24000000001'],
+          ['query_timeout', null],
+          [null, 'P24000000002'],
+        ],
+      );
+      assert.deepEqual(results[1]!.candidates, []);
+      const log = await findRequestLog(t.db.pool, (res.json() as { meta: { request_id: string } }).meta.request_id);
+      assert.equal(log?.credits, 2);
+      assert.equal((await ledgerCheck(t.db.pool, workspaceId)).monthly_remaining, before - 2);
+
+      const none = await post({ queries: [{ name: 'Times Out Holdings' }, { name: 'times out' }] });
+      assert.equal(none.statusCode, 500, none.body);
+      assert.match((none.json() as { error: { message: string } }).error.message, /took too long/);
+      const one = await post({ queries: [{ name: 'Times Out Holdings' }] });
+      assert.equal(one.statusCode, 500, one.body);
+    } finally {
+      stoppedName = null;
+    }
+    const after = await ledgerCheck(t.db.pool, workspaceId);
+    assert.equal(after.monthly_remaining, before - 2);
+    assert.ok(after.consistent);
+    const { rows } = await t.db.pool.query(
+      'SELECT count(*)::int AS n FROM credit_reservations WHERE workspace_id = $1',
+      [workspaceId],
+    );
+    assert.equal(rows[0].n, 0);
   });
 
   it('refuses bad input naming the parameter, and charges nothing', async () => {

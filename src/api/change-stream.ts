@@ -48,10 +48,8 @@ export async function changeStreamRoutes(app: FastifyInstance, deps: ChangeStrea
     // Its credits are taken by the same credential, through the same gate (admitted: a key, or a member).
     const presented = presentedKey(headers);
     const credential: Credential = member ? { member } : { key: (presented as { key: string }).key };
-    if (!(await chargeStart(deps, req, reply, credential, outcome.headers))) {
-      await dropStreamLease(deps.services.changes.leases, start.lease);
+    if (!(await chargeStart(deps, req, reply, { credential, headers: outcome.headers, lease: start.lease })))
       return reply;
-    }
     return runStream(deps, req, reply, { start, credential, headers: outcome.headers, closing: closing.signal });
   };
 
@@ -66,43 +64,54 @@ export async function changeStreamRoutes(app: FastifyInstance, deps: ChangeStrea
 /**
  * Takes the connection's credit through the gate and keeps it, with its request-log row and the day's usage, before
  * the stream's first byte. False when it was not taken (the answer written): the client gone (499, nothing taken),
- * the gate's refusal (402, 429), or a credit that could not be kept (a free 500).
+ * the gate's refusal (402, 429), or a credit that could not be kept (a free 500). A stream not opened gives its lease
+ * back before its answer, so that a client that reads the refusal can open another at once.
  */
 async function chargeStart(
   deps: ChangeStreamDeps,
   req: FastifyRequest,
   reply: FastifyReply,
-  credential: Credential,
-  headers: Record<string, string>,
+  s: { readonly credential: Credential; readonly headers: Record<string, string>; readonly lease: string },
 ): Promise<boolean> {
   const socket = req.raw.socket as { destroyed?: boolean } | null;
   const gone = (): boolean => reply.raw.destroyed || socket?.destroyed === true;
+  const opened = await tryCharge(deps, req, reply, s.credential, gone);
+  if (opened === null) return true;
+  // A lease that cannot be given back runs out within a minute (STREAM_LEASE_MS): the answer goes out regardless.
+  await dropStreamLease(deps.services.changes.leases, s.lease).catch((err: unknown) =>
+    deps.errors.error(err, { request_id: req.id }, 'a stream not opened did not give its lease back'),
+  );
+  if (opened === CLIENT_GONE) {
+    if (req.call) req.call.logged = true;
+    reply.code(CLIENT_GONE).send();
+    return false;
+  }
+  const retry = opened.extra.retryAfter === undefined ? {} : { 'retry-after': String(opened.extra.retryAfter) };
+  reply
+    .code(opened.status)
+    .headers({ ...s.headers, ...retry })
+    .send(opened.body(req.id));
+  return false;
+}
+
+/** The connection's credit taken and kept (null), or why not: CLIENT_GONE (its row logged) or the refusal. */
+async function tryCharge(
+  deps: ChangeStreamDeps,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  credential: Credential,
+  gone: () => boolean,
+): Promise<ApiError | typeof CLIENT_GONE | null> {
   if (gone()) {
     deps.log(logRow(req, reply, CLIENT_GONE, deps.clock));
-    if (req.call) req.call.logged = true;
-    reply.code(CLIENT_GONE).send();
-    return false;
+    return CLIENT_GONE;
   }
-  let refused: ApiError | typeof CLIENT_GONE | null;
   try {
-    refused = await takeCredit(deps, credential, logRow(req, reply, 200, deps.clock), gone);
+    const refused = await takeCredit(deps, credential, logRow(req, reply, 200, deps.clock), gone);
+    if (refused === null && req.call) Object.assign(req.call, { credits: 1, logged: true });
+    return refused;
   } catch (err) {
     deps.errors.error(err, { request_id: req.id }, "taking a stream's credit failed");
-    refused = internalError();
+    return internalError();
   }
-  if (refused === CLIENT_GONE) {
-    if (req.call) req.call.logged = true;
-    reply.code(CLIENT_GONE).send();
-    return false;
-  }
-  if (refused) {
-    const retry = refused.extra.retryAfter === undefined ? {} : { 'retry-after': String(refused.extra.retryAfter) };
-    reply
-      .code(refused.status)
-      .headers({ ...headers, ...retry })
-      .send(refused.body(req.id));
-    return false;
-  }
-  if (req.call) Object.assign(req.call, { credits: 1, logged: true });
-  return true;
 }

@@ -176,7 +176,8 @@ export const MATCH_JOB_ROUTES: readonly DocumentedRoute[] = [
     summary: "Download a match job's results",
     description:
       'Every row of the job in file order with its fields, `match`, its best candidate, score and grades (blank for ' +
-      'rows not yet matched), as CSV or JSON lines. Free of charge.',
+      'rows not yet matched) and `error` (`query_timeout` for a row whose search was stopped by the statement ' +
+      'timeout: not charged), as CSV or JSON lines. Free of charge.',
     params: ResultParams,
     response: singleEnvelope(MatchJob),
     fileResponse: ['text/csv', 'application/x-ndjson'],

@@ -27,6 +27,11 @@ export interface ListResult<T = unknown> {
 
 export interface SingleResult<T = unknown> {
   data: T;
+  /**
+   * Credits of the call's reservation that its answer does not owe (parts of a batch it could not serve, said in
+   * the answer): refunded before the answer is sent.
+   */
+  unbilled?: number;
 }
 
 /** A file answer (a CSV download): sent as is, not in an envelope. */

@@ -26,7 +26,8 @@ import {
 import type { ErrorLog } from './error-log.js';
 import { ApiError, badRequest, unauthorized } from './errors.js';
 import { idempotencyMismatch, idempotencyRunning, readIdempotencyKey, requestFingerprint } from './idempotency.js';
-import type { ListResult, Operation, SingleResult } from './operation.js';
+import { envelope } from './envelope.js';
+import type { Operation } from './operation.js';
 import { failed, fileHeaders, replayed, reserved, success, type Outcome, type Result } from './outcome.js';
 import {
   parseOrRefuse,
@@ -93,7 +94,7 @@ export class Pipeline {
       if (!rate.allowed) throw perMinuteRefusal(rate);
       const params = parseOrRefuse(op.params, inv.args);
       const result = await op.handle(params, this.context(inv, null));
-      const body = await this.envelope(op, result, inv.requestId);
+      const body = await envelope(op, result, inv.requestId, this.deps.services.dataset);
       return success(body, result, rateLimitHeaders(rate), null);
     } catch (err) {
       return failed(this.deps.errors, {
@@ -167,9 +168,12 @@ export class Pipeline {
         }
       }
 
-      if (inv.keepEarly && charges.length === 1 && claimed === null) inv.keepEarly(caller, charges[0]!);
+      const early = inv.keepEarly !== undefined && charges.length === 1 && claimed === null;
+      if (early) inv.keepEarly!(caller, charges[0]!);
       const result = await op.handle(parsed.data, this.context(inv, caller));
-      const body = await this.envelope(op, result, inv.requestId);
+      // A charge kept early is the call's only one: a handler that served none of it failed instead.
+      if (!early) charges = await this.refundUnbilled(inv.requestId, charges, result);
+      const body = await envelope(op, result, inv.requestId, this.deps.services.dataset);
       const headers = { ...rateLimitHeaders(rate), ...fileHeaders(result) };
       return { ...success(body, result, headers, caller), charges, idempotencyKey: claimed };
     } catch (err) {
@@ -190,6 +194,15 @@ export class Pipeline {
       }
       return refused;
     }
+  }
+
+  /** The charges an answer owes: those of the credits it says it does not (`unbilled`) are refunded now. */
+  private async refundUnbilled(requestId: string, charges: number[], result: Result): Promise<number[]> {
+    const unbilled = 'unbilled' in result ? (result.unbilled ?? 0) : 0;
+    if (unbilled <= 0) return charges;
+    const owed = charges.slice(0, Math.max(charges.length - unbilled, 0));
+    await this.deps.settlement.release(requestId, charges.slice(owed.length), 200);
+    return owed;
   }
 
   /**
@@ -289,15 +302,5 @@ export class Pipeline {
     const given = readIdempotencyKey(inv.idempotencyKey);
     const idempotencyKey = given && 'key' in given ? given.key : null;
     return { requestId, caller, now: this.deps.clock.now(), services: this.deps.services, clientIp, idempotencyKey };
-  }
-
-  async envelope(op: Operation, result: Result, requestId: string): Promise<unknown> {
-    if ('file' in result) return result.file.body;
-    if (op.kind === 'single') return { data: (result as SingleResult).data, meta: { request_id: requestId } };
-    const list = result as ListResult;
-    const meta = { request_id: requestId, dataset_status: await this.deps.services.dataset.status() };
-    return list.facets
-      ? { data: list.data, pagination: list.pagination, facets: list.facets, meta }
-      : { data: list.data, pagination: list.pagination, meta };
   }
 }

@@ -10,6 +10,8 @@ export interface ChunkResult {
   readonly rowNo: number;
   readonly result: Record<string, unknown>;
   readonly matched: boolean;
+  /** False for a row answered without a match being tried to the end (its search timed out): it costs nothing. */
+  readonly charged: boolean;
 }
 
 /** What became of a chunk: done; the job is no longer this worker's (cancelled, taken); or the balance is short. */
@@ -38,7 +40,7 @@ export async function commitChunk(
     await chargeBatch(
       client,
       who,
-      results.map((r) => rowCharge(job.id, r.rowNo)),
+      results.filter((r) => r.charged).map((r) => rowCharge(job.id, r.rowNo)),
       now,
     );
     await client.query(

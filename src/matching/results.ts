@@ -27,12 +27,18 @@ const RESULT_COLUMNS = [
   ...CANDIDATE.map((f) => `candidate_${f}`),
   'score',
   ...GRADED.map((f) => `grade_${f}`),
+  'error',
 ] as const;
 
 interface Stored {
   row_no: number;
   input: Record<string, string>;
-  result: { match: boolean; candidate: (Record<string, unknown> & { grades: Record<string, string> }) | null } | null;
+  result: {
+    match: boolean;
+    candidate: (Record<string, unknown> & { grades: Record<string, string> }) | null;
+    /** `query_timeout`: the row's search was stopped by the statement timeout (not charged). */
+    error?: string;
+  } | null;
 }
 
 function csvLine(r: Stored): string {
@@ -44,6 +50,7 @@ function csvLine(r: Stored): string {
     ...CANDIDATE.map((f) => (c ? String(c[f] ?? '') : '')),
     c ? String(c.score) : '',
     ...GRADED.map((f) => c?.grades[f] ?? ''),
+    r.result?.error ?? '',
   ];
   return stringify([cells]);
 }

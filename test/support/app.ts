@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
+import type pg from 'pg';
 import { createWorkspace, type CreatedKey, type Workspace } from '../../src/accounts/workspaces.js';
 import { buildApp, type App } from '../../src/main/app.js';
 import type { PaymentProvider } from '../../src/billing/provider.js';
@@ -36,6 +37,8 @@ export interface TestAppOptions {
   payments?: (config: Config) => PaymentProvider;
   /** Where the server's log lines go (with `env.LOG_LEVEL` to have some). */
   logStream?: { write(line: string): void };
+  /** Wraps the pool the searches read from (a test makes some of their statements fail). */
+  readPool?: (pool: pg.Pool) => pg.Pool;
 }
 
 export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -49,7 +52,8 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestApp> {
     SCHEDULER: '0',
     ...opts.env,
   });
-  const database: Database = { pool: db.pool, readPool: db.pool, embedded: false, close: async () => {} };
+  const readPool = opts.readPool ? opts.readPool(db.pool) : db.pool;
+  const database: Database = { pool: db.pool, readPool, embedded: false, close: async () => {} };
   const makeLimiter = opts.limiter;
   const app = await buildApp({
     config,

@@ -39,7 +39,9 @@ export const matchEntities = defineOperation({
     'when known) to registered entities. Each answers its best candidates with a score from 0 to 1, a grade per ' +
     'feature (name, legal form, address, city, ZIP, officer: exact, close, different or absent) and its share ' +
     'of the score, and `match: true` on the one candidate whose score and margin over the next are clear. ' +
-    `Costs ${CREDITS_PER_MATCH_QUERY} credit per query; the call is served whole or refused whole. ${USE_NOTE}`,
+    `Costs ${CREDITS_PER_MATCH_QUERY} credit per query; the call is refused whole when the balance does not cover ` +
+    'it. A query whose search runs past the statement timeout answers `error: "query_timeout"` and no candidates, ' +
+    `and is refunded; the call fails (free) only when all of its queries did. ${USE_NOTE}`,
   params: z.strictObject({
     queries: z
       .array(MatchQueryParam)
@@ -68,6 +70,8 @@ export const matchEntities = defineOperation({
   errors: [400],
   async handle(p, ctx) {
     const algorithm = p.algorithm as (typeof ALGORITHM_NAMES)[number];
-    return { data: await ctx.services.search.match(p.queries, { limit: p.limit, algorithm }) };
+    const answer = await ctx.services.search.match(p.queries, { limit: p.limit, algorithm });
+    const timedOut = answer.results.filter((r) => r.error !== null).length;
+    return { data: answer, unbilled: timedOut * CREDITS_PER_MATCH_QUERY };
   },
 });
