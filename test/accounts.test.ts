@@ -330,7 +330,7 @@ describe('metering', () => {
     // One connection: the next statement runs where the gate's did.
     const pool = createPool(t.db.pool.options.connectionString!, 1);
     try {
-      const r = await new Gate(pool, PEPPER, t.clock).check({
+      const r = await new Gate(pool, PEPPER, t.clock, () => {}).check({
         credential: { key: key.key },
         surface: 'rest',
         reserve: true,
@@ -427,7 +427,7 @@ describe('metering', () => {
       const reserved: number[] = [];
       for (const { pool, holder } of instances) {
         await holder.start();
-        const gate = new Gate(pool, PEPPER, t.clock);
+        const gate = new Gate(pool, PEPPER, t.clock, () => {});
         const r = await gate.check({
           credential: { key: key.key },
           surface: 'rest',

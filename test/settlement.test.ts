@@ -5,11 +5,12 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type pg from 'pg';
+import { Gate } from '../src/accounts/gate.js';
 import { ledgerCheck } from '../src/accounts/ledger.js';
 import { findRequestLog } from '../src/accounts/request-log.js';
 import { Settlement } from '../src/accounts/settlement.js';
 import { loadFixture } from './support/fixture.js';
-import { testApp, type TestApp } from './support/app.js';
+import { PEPPER, testApp, type TestApp } from './support/app.js';
 
 let t: TestApp;
 let base: string;
@@ -30,11 +31,11 @@ const reservations = async (ws: string): Promise<number> =>
   );
 /**
  * Waits for the workspace's reservations to be settled and its balance to be back at `balance` (a charge kept
- * while the request ran is refunded after the client has gone; a loaded machine takes longer than a moment), 5 s
+ * while the request ran is refunded after the client has gone; a loaded machine takes longer than a moment), 15 s
  * at most: the assertions after it fail if it never is.
  */
 async function settle(ws: string, balance: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     if ((await reservations(ws)) === 0 && (await remaining(ws)) === balance) return;
   }
@@ -250,26 +251,103 @@ describe('idempotency keys over MCP', () => {
   });
 });
 
+/** A pool whose statements fail while `down()` says so, as a database that is not there. */
+/** A pool whose statements fail while down() holds; `sent` counts those that reached the database. */
+const flakyPool = (down: () => boolean, sent = { count: 0 }): pg.Pool =>
+  ({
+    query: (...args: Parameters<pg.Pool['query']>) => {
+      if (down()) return Promise.reject(new Error('Connection terminated'));
+      sent.count++;
+      return t.db.pool.query(...args);
+    },
+  }) as unknown as pg.Pool;
+
+/** A pool whose connections run `query`, as pg's pool lends them to the gate. */
+const connecting = (query: pg.Pool['query'], connect = async () => {}): pg.Pool =>
+  ({ connect: async () => (await connect(), { query, release: () => {} }) }) as unknown as pg.Pool;
+
+/** Milliseconds until a Pro workspace holds no credit and has all 50,000 again (5 s at most). */
+async function msUntilFreed(ws: string): Promise<number> {
+  const start = Date.now();
+  while (((await reservations(ws)) !== 0 || (await remaining(ws)) !== 50_000) && Date.now() - start < 5_000)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  return Date.now() - start;
+}
+
 describe('refunds the database refused', () => {
   it('are written within a second or two of it answering again', async () => {
     const { workspace, key } = await t.workspace('pro');
     const r = await t.reserve(key.key, 'req_refund_later');
     let down = true;
-    const flaky = {
-      query: (...args: Parameters<pg.Pool['query']>) =>
-        down ? Promise.reject(new Error('Connection terminated')) : t.db.pool.query(...args),
-    } as unknown as pg.Pool;
+    const flaky = flakyPool(() => down);
     const errors: string[] = [];
     const settlement = new Settlement(flaky, t.clock, (_err, _fields, message) => errors.push(message));
     await settlement.release('req_refund_later', [r.reservation!], 500);
     assert.equal(errors.length, 1);
     assert.equal(await remaining(workspace.id), 49_999); // still held
     down = false;
-    const start = Date.now();
-    while ((await remaining(workspace.id)) !== 50_000 && Date.now() - start < 5_000)
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.ok(Date.now() - start < 2_000, `freed after ${Date.now() - start} ms`);
-    assert.equal(await reservations(workspace.id), 0);
+    const ms = await msUntilFreed(workspace.id);
+    assert.ok(ms < 2_000, `freed after ${ms} ms`);
     await settlement.close();
+  });
+
+  it("a long outage's thousands of doubtful checks do not hold a real refund behind them", async () => {
+    const { workspace, key } = await t.workspace('pro');
+    const r = await t.reserve(key.key, 'req_refund_behind');
+    let down = true;
+    const sent = { count: 0 };
+    const settlement = new Settlement(
+      flakyPool(() => down, sent),
+      t.clock,
+      () => {},
+    );
+    settlement.releaseUnseen(Array.from({ length: 5_000 }, (_, i) => `req_doubt_${i}`));
+    for (let i = 0; i < 100; i++) settlement.releaseUnseen([`req_doubt_late_${i}`]);
+    await settlement.release('req_refund_behind', [r.reservation!], 500);
+    down = false;
+    const ms = await msUntilFreed(workspace.id);
+    assert.ok(ms < 2_000, `freed after ${ms} ms`);
+    await settlement.close();
+    // One statement for the reservation, one for every doubtful check: none is left for close() to write.
+    assert.equal(sent.count, 2);
+  });
+});
+
+describe('a gate check whose answer was lost', () => {
+  it('frees the credit it committed unseen once the database answers, long before the sweeper would', async () => {
+    const { workspace, key } = await t.workspace('pro');
+    let down = false;
+    // The database commits the check, then dies before its answer arrives; it stays down a while.
+    const lossy = connecting((async (...args: Parameters<pg.Pool['query']>) => {
+      await t.db.pool.query(...args);
+      down = true;
+      throw new Error('Connection terminated unexpectedly');
+    }) as pg.Pool['query']);
+    const flaky = flakyPool(() => down);
+    const settlement = new Settlement(flaky, t.clock, () => {});
+    const gate = new Gate(lossy, PEPPER, t.clock, (ids) => settlement.releaseUnseen(ids));
+    const ask = { credential: { key: key.key }, surface: 'rest', leadFeed: false, csv: false } as const;
+    await assert.rejects(gate.check({ ...ask, reserve: true, requestId: 'req_lost_answer' }), /terminated/);
+    // A check that reserved nothing leaves nothing in doubt.
+    await assert.rejects(gate.check({ ...ask, reserve: false, requestId: 'req_lost_free' }), /terminated/);
+    assert.equal(await reservations(workspace.id), 1);
+    assert.equal(await remaining(workspace.id), 49_999);
+    down = false;
+    const ms = await msUntilFreed(workspace.id);
+    assert.ok(ms < 2_000, `freed after ${ms} ms`);
+    assert.ok(await consistent(workspace.id));
+    await settlement.close();
+  });
+
+  it('a check that found no connection sent nothing, so nothing is in doubt', async () => {
+    const { key } = await t.workspace('pro');
+    const doubted: string[] = [];
+    const refused = connecting(t.db.pool.query.bind(t.db.pool) as pg.Pool['query'], () =>
+      Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })),
+    );
+    const gate = new Gate(refused, PEPPER, t.clock, (ids) => doubted.push(...ids));
+    const ask = { credential: { key: key.key }, surface: 'rest', leadFeed: false, csv: false } as const;
+    await assert.rejects(gate.check({ ...ask, reserve: true, requestId: 'req_no_connection' }), /ECONNREFUSED/);
+    assert.deepEqual(doubted, []);
   });
 });

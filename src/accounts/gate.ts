@@ -86,6 +86,14 @@ export const RESERVATION_TIMEOUT_MS = 5 * 60 * 1000;
 /** The most requests of one key checked in one transaction. */
 const MAX_BATCH = 64;
 
+/**
+ * Told the requests that may hold credits they never learned of: a check whose statement was sent may have committed
+ * before its answer was lost (a database killed between the two); one that found no connection sent nothing. Their
+ * instance lives on, so the sweeper would free those credits only after RESERVATION_TIMEOUT_MS; the settlement frees
+ * them by request id instead.
+ */
+export type InDoubt = (requestIds: readonly string[]) => void;
+
 interface Waiting {
   readonly req: GateRequest;
   readonly now: Date;
@@ -101,6 +109,7 @@ export class Gate {
     private readonly pool: pg.Pool,
     private readonly pepper: string,
     private readonly clock: Clock,
+    private readonly inDoubt: InDoubt,
   ) {}
 
   /**
@@ -125,8 +134,16 @@ export class Gate {
 
   private async run(key: string, batch: Waiting[]): Promise<void> {
     const c = batch[0]!.req.credential;
+    let client: pg.PoolClient;
     try {
-      const { rows } = await this.pool.query<GateRow>({
+      client = await this.pool.connect();
+    } catch (err) {
+      // No connection, so no statement sent: nothing can have been reserved.
+      for (const w of batch) w.reject(err);
+      return this.next(key);
+    }
+    try {
+      const { rows } = await client.query<GateRow>({
         name: 'api_gate_batch',
         // The batch commits without waiting for its WAL to reach the disk (this transaction only):
         // a crash of the database can then lose the last moments of reservations, i.e. requests served
@@ -148,11 +165,20 @@ export class Gate {
           TEST_KEY_MONTHLY_CREDITS,
         ],
       });
+      client.release();
       const userId = 'key' in c ? null : c.member.userId;
       for (const r of rows) batch[r.i - 1]!.resolve(gateResult(r, userId));
     } catch (err) {
+      client.release(); // a broken connection is the pool's to drop (it is no longer queryable)
+      const reserving = batch.filter((w) => w.req.reserve).map((w) => w.req.requestId);
+      if (reserving.length > 0) this.inDoubt(reserving);
       for (const w of batch) w.reject(err);
     }
+    this.next(key);
+  }
+
+  /** Sends the key's waiting requests as the next batch, or forgets the key. */
+  private next(key: string): void {
     const queue = this.waiting.get(key)!;
     if (queue.length === 0) this.waiting.delete(key);
     else void this.run(key, queue.splice(0, MAX_BATCH));

@@ -2,12 +2,13 @@
 // sent, with its request-log row, its daily usage and its idempotent copy, in one committed transaction; a request
 // that failed, or an answer that never reached its client, is refunded. The common answer (one credit, no
 // Idempotency-Key) is kept early, while its handler runs, so that the keep's round trip and flush are off the
-// answer's path; its log row's status and time follow with the request log's batch (request-log.ts). Refunds that
-// fail (the database is down) are tried again until they pass, so held credits are free within a second or two of the
-// database answering.
+// answer's path; its log row's status and time follow with the request log's batch (request-log.ts). Refunds
+// (refunds.ts) that fail (the database is down) are tried again until they pass, so held credits are free within a
+// second or two of the database answering.
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import type { RequestLogRow } from './request-log.js';
+import { Refunds } from './refunds.js';
 import { KEEP_ONE_SQL, KEEP_SQL } from './settlement-sql.js';
 
 /** One charge of an answer about to be sent, and the copy an Idempotency-Key keeps of it. */
@@ -35,30 +36,23 @@ interface Waiting {
 
 /** The most answers kept in one transaction. */
 const MAX_BATCH = 256;
-/** A refund the database refused is tried again this often (held credits are free this long after it is back). */
-const REFUND_RETRY_MS = 1_000;
-
-/** What a refund gives back: a reservation never kept, or an answer kept (or perhaps kept) and then not given. */
-type Refund =
-  { readonly kind: 'reservation' } | { readonly kind: 'answer'; readonly status: number; readonly note: string };
-
 /** The log status of a kept answer that did not reach its client (nginx's "client closed request"). */
 export const CLIENT_GONE = 499;
 
 export class Settlement {
   private queue: Waiting[] = [];
   private running = false;
-  /** Refunds still to write, by request: reservations to release, or kept answers that were not delivered. */
-  private readonly owed = new Map<string, { entries: number[]; refund: Refund }>();
-  private retry: NodeJS.Timeout | null = null;
+  private readonly refunds: Refunds;
   /** Early keeps by request: kept (true), gone (false), or failed; settled by keep() or release(). */
   private readonly early = new Map<string, { readonly ledgerId: number; readonly kept: Promise<boolean | Error> }>();
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly clock: Clock,
-    private readonly onError: (err: unknown, fields: Record<string, unknown>, message: string) => void,
-  ) {}
+    onError: (err: unknown, fields: Record<string, unknown>, message: string) => void,
+  ) {
+    this.refunds = new Refunds(pool, clock, onError);
+  }
 
   /**
    * Keeps an answer's charges; resolves true once committed (to the disk: synchronous commit), false when one of
@@ -180,65 +174,28 @@ export class Settlement {
    */
   async release(requestId: string, entries: readonly number[], status: number): Promise<void> {
     const early = this.early.get(requestId);
-    if (!early) return this.refund(requestId, entries, { kind: 'reservation' });
+    if (!early) return this.refunds.refund(requestId, entries, { kind: 'reservation' });
     this.early.delete(requestId);
     await early.kept;
-    await this.refund(requestId, entries, { kind: 'answer', status, note: 'request not served' });
+    await this.refunds.refund(requestId, entries, { kind: 'answer', status, note: 'request not served' });
+  }
+
+  /** Frees what the requests hold under their ids though they know of no reservation (the gate's InDoubt). */
+  releaseUnseen(requestIds: readonly string[]): void {
+    void this.refunds.unseen(requestIds);
   }
 
   /** Refunds an answer that was kept but did not reach its client (its log row then says 499). */
   async undelivered(requestId: string, entries: readonly number[]): Promise<void> {
-    await this.refund(requestId, entries, { kind: 'answer', status: CLIENT_GONE, note: 'answer not delivered' });
-  }
-
-  private async refund(requestId: string, entries: readonly number[], refund: Refund): Promise<void> {
-    if (entries.length === 0) return;
-    try {
-      await this.writeRefund(entries, requestId, refund);
-    } catch (err) {
-      this.onError(err, { request_id: requestId }, 'a refund failed; it is tried again every second');
-      this.owed.set(requestId, { entries: [...entries], refund });
-      this.retry ??= setTimeout(() => void this.retryOwed(), REFUND_RETRY_MS).unref();
-    }
-  }
-
-  private async writeRefund(entries: readonly number[], requestId: string, refund: Refund): Promise<void> {
-    const now = this.clock.now();
-    if (refund.kind === 'answer')
-      await this.pool.query('SELECT api_refund_answer($1, $2, $3, $4, $5)', [
-        requestId,
-        entries,
-        now,
-        refund.status,
-        refund.note,
-      ]);
-    // Only the request's own entries (a database crash can lose an entry and give its id to another's).
-    else
-      await this.pool.query(
-        `SELECT api_settle(x.entry, true, $2) FROM unnest($1::bigint[]) x(entry)
-         JOIN credit_ledger l ON l.id = x.entry AND l.request_id = $3`,
-        [entries, now, requestId],
-      );
-  }
-
-  private async retryOwed(): Promise<void> {
-    this.retry = null;
-    for (const [requestId, { entries, refund }] of this.owed) {
-      try {
-        await this.writeRefund(entries, requestId, refund);
-        this.owed.delete(requestId);
-      } catch {
-        break; // still down: all wait for the next try
-      }
-    }
-    if (this.owed.size > 0) this.retry = setTimeout(() => void this.retryOwed(), REFUND_RETRY_MS).unref();
+    await this.refunds.refund(requestId, entries, {
+      kind: 'answer',
+      status: CLIENT_GONE,
+      note: 'answer not delivered',
+    });
   }
 
   /** One last try at what is owed (a server stopping); what still fails is the sweeper's. */
-  async close(): Promise<void> {
-    if (this.retry) clearTimeout(this.retry);
-    this.retry = null;
-    await this.retryOwed();
-    if (this.retry) clearTimeout(this.retry);
+  close(): Promise<void> {
+    return this.refunds.close();
   }
 }

@@ -130,8 +130,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   const errors = new ErrorLog(http.log, clock);
   for (const pool of new Set([db.pool, db.readPool])) pool.on('connect', () => errors.connected());
-  const gate = new Gate(db.pool, deps.pepper, clock);
   const settlement = new Settlement(db.pool, clock, (err, fields, message) => errors.error(err, fields, message));
+  const gate = new Gate(db.pool, deps.pepper, clock, (requestIds) => settlement.releaseUnseen(requestIds));
   const metrics = createMetrics();
   const limiterContext: LimiterContext = {
     config,
