@@ -1,4 +1,4 @@
-// `npm run bench:cursor -- [--entities N] [--quick] [--repeats R]`
+// `npm run bench:cursor -- [--entities N] [--quick] [--repeats R] [--exports-only]`
 // Cursors (docs/contract.md, "Cursors") on a generated registry of N entities, through HTTP against the compiled
 // server: for each listing, the first page against pages deep in a cursor walk (at half, nine tenths and the end of
 // the listing, and page 10,000 where the listing is that long), each asked R times; the same listings at the
@@ -6,10 +6,11 @@
 // and the deep pages of walks pinned to the version before the last daily file, which read the rows that file
 // replaced from the history. Cursors deep in a walk are made as the server makes them (its pepper, the keys of the
 // row before the page). Then every entity exported as CSV and as Parquet by the server's own worker: seconds, rows a
-// second, the file's size and the server's peak memory. Writes bench/results/cursor-<label>.json.
+// second, the file's size and the server's peak memory; then each again on a server started for it alone, beside a
+// concurrent search load timed before and during it (bench/cursor-exports.ts). Writes bench/results/cursor-<label>.json
+// (`--exports-only`: only the exports on servers of their own, into cursor-exports-<label>.json).
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type pg from 'pg';
@@ -23,7 +24,8 @@ import { prepareDatabase } from '../src/main/database.js';
 import { datasetVersions, entitiesAt, type Versions } from '../src/search/pinned.js';
 import { Sql } from '../src/search/sql.js';
 import { percentiles, type Percentiles } from './report.js';
-import { build, cli, database, generateArgs, log, routeRps, rssMiB, work } from './setup.js';
+import { exportAll, exportsBesideLoad } from './cursor-exports.js';
+import { build, cli, database, generateArgs, log, machine, work, writeResult } from './setup.js';
 import { benchServer } from '../test/support/server-process.js';
 
 const { values: args } = parseArgs({
@@ -31,6 +33,7 @@ const { values: args } = parseArgs({
     entities: { type: 'string', default: '100000' },
     quick: { type: 'boolean', default: false },
     repeats: { type: 'string', default: '30' },
+    'exports-only': { type: 'boolean', default: false },
   },
 });
 const entities = args.quick ? 20_000 : Number(args.entities);
@@ -184,48 +187,11 @@ async function measure(
   return out;
 }
 
-/** An export as the API answers it, the fields the bench reads. */
-interface ExportView {
-  id: string;
-  status: string;
-  done_rows: number;
-  credits: number;
-  download: { url: string } | null;
-}
-
-/** Polls an export this often, sampling the server's memory each time. */
-const EXPORT_POLL_MS = 250;
-
-/** Every entity exported as `format` through the API and its worker: seconds, rows, bytes, the server's peak RSS. */
-async function exportAll(base: string, key: string, pid: number, format: 'csv' | 'parquet') {
-  const headers = { authorization: `Bearer ${key}` };
-  let peak = await rssMiB(pid);
-  const started = performance.now();
-  const created = await fetch(`${base}/v1/exports`, {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ operation: 'searchEntities', format }),
-  });
-  if (created.status !== 200) throw new Error(`the export answered ${created.status}: ${await created.text()}`);
-  let e = ((await created.json()) as { data: ExportView }).data;
-  while (e.status === 'queued' || e.status === 'running') {
-    await new Promise((resolve) => setTimeout(resolve, EXPORT_POLL_MS));
-    peak = Math.max(peak, await rssMiB(pid));
-    e = ((await (await fetch(`${base}/v1/exports/${e.id}`, { headers })).json()) as { data: ExportView }).data;
-  }
-  const seconds = (performance.now() - started) / 1000;
-  const file = await fetch(e.download!.url);
-  const bytes = (await file.arrayBuffer()).byteLength;
-  return {
-    format,
-    status: e.status,
-    rows: e.done_rows,
-    seconds: Math.round(seconds * 10) / 10,
-    rows_per_second: Math.round(e.done_rows / seconds),
-    bytes,
-    credits: e.credits,
-    server_peak_rss_mib: peak,
-  };
+/** Writes bench/results/<label>.json: the machine, the run's settings and `figures`. */
+async function report(figures: { label: string } & Record<string, unknown>): Promise<void> {
+  const { label, ...rest } = figures;
+  const out = { label, machine: await machine(), entities, limit: LIMIT, repeats, ...rest };
+  log(`results: ${await writeResult(label, out)}`);
 }
 
 async function main(): Promise<void> {
@@ -246,6 +212,18 @@ async function main(): Promise<void> {
     DATABASE_URL: db.url,
   });
   await cli(['import', path.join(dir, lastDaily), '--json'], { DATABASE_URL: db.url });
+  const { workspace, key } = await createWorkspace(pool, { plan: 'enterprise', name: 'cursor' }, PEPPER, systemClock);
+  await setPerMinute(pool, workspace.id, 10_000_000);
+  if (args['exports-only']) {
+    try {
+      const beside = await exportsBesideLoad(pool, db, PEPPER, key.key, ['csv', 'parquet']);
+      await report({ label: `cursor-exports-${entities}`, exports_beside_load: beside });
+    } finally {
+      await pool.end();
+      await db.stop();
+    }
+    return;
+  }
   const now = await datasetVersions(pool);
   const { rows: last } = await pool.query<{ file_name: string }>(
     'SELECT file_name FROM imports ORDER BY finished_at DESC LIMIT 1',
@@ -253,8 +231,6 @@ async function main(): Promise<void> {
   if (last[0]?.file_name !== lastDaily) throw new Error(`the last import is not ${lastDaily}: bench on a new database`);
   const before = now.version - 1;
   if (before < now.pinnedFrom) throw new Error(`version ${before} is no longer kept: bench on a new database`);
-  const { workspace, key } = await createWorkspace(pool, { plan: 'enterprise', name: 'cursor' }, PEPPER, systemClock);
-  await setPerMinute(pool, workspace.id, 10_000_000);
   const { rows: top } = await pool.query<{ city: string }>(
     `SELECT upper(principal_city) AS city FROM registry.entities WHERE principal_city IS NOT NULL
      GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`,
@@ -291,29 +267,18 @@ async function main(): Promise<void> {
       exports.push(await exportAll(server.base, key.key, server.child.pid!, format));
       log(`export of every entity: ${JSON.stringify(exports.at(-1))}`);
     }
+    server.child.kill('SIGTERM');
+    const beside = await exportsBesideLoad(pool, db, PEPPER, key.key, ['csv', 'parquet']);
 
     const { rows: hist } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM registry.entity_history');
-    const out = {
+    await report({
       label: args.quick ? 'cursor-quick' : `cursor-${entities}`,
-      machine: {
-        cores: os.availableParallelism(),
-        memory_gib: Math.round(os.totalmem() / 2 ** 30),
-        cpu: os.cpus()[0]?.model ?? '?',
-        node: process.version,
-        bare_fastify_rps: Math.round(await routeRps()),
-      },
-      entities,
-      limit: LIMIT,
-      repeats,
       live: { version: now.version, listings: live },
       pinned: { version: before, history_rows: hist[0]!.n, after_file: lastDaily, listings: pinned },
       walk,
       exports,
-    };
-    await mkdir(path.join(projectRoot, 'bench', 'results'), { recursive: true });
-    const json = path.join(projectRoot, 'bench', 'results', `${out.label}.json`);
-    await writeFile(json, `${JSON.stringify(out, null, 2)}\n`);
-    log(`results: ${json}`);
+      exports_beside_load: beside,
+    });
   } finally {
     server.child.kill('SIGTERM');
     await pool.end();

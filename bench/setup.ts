@@ -1,7 +1,8 @@
 // What the benches share before they measure: the server built, a database of their own, and the compiled CLI
 // run as an operator runs it (docs/benchmarks.md, "Method").
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
@@ -82,6 +83,25 @@ export async function routeRps(pool?: pg.Pool): Promise<number> {
   const r = await autocannon({ url: `${addr}/route`, connections: 16, duration: 8 });
   await app.close();
   return r.requests.average;
+}
+
+/** The machine a result was measured on, with its yardstick: the requests a second of a bare route (routeRps). */
+export async function machine(): Promise<Record<string, unknown>> {
+  return {
+    cores: os.availableParallelism(),
+    memory_gib: Math.round(os.totalmem() / 2 ** 30),
+    cpu: os.cpus()[0]?.model ?? '?',
+    node: process.version,
+    bare_fastify_rps: Math.round(await routeRps()),
+  };
+}
+
+/** Writes `out` as bench/results/<label>.json; its path. */
+export async function writeResult(label: string, out: unknown): Promise<string> {
+  await mkdir(path.join(projectRoot, 'bench', 'results'), { recursive: true });
+  const json = path.join(projectRoot, 'bench', 'results', `${label}.json`);
+  await writeFile(json, `${JSON.stringify(out, null, 2)}\n`);
+  return json;
 }
 
 /** A process's resident memory now, in MiB (0 once it is gone). */
