@@ -237,8 +237,6 @@ async function main(): Promise<void> {
   );
   const city = top[0]!.city;
   const server = await benchServer(projectRoot, db.url, PEPPER, path.join(work, 'server'));
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.once(signal, () => (server.child.kill('SIGTERM'), process.exit(130)));
   const codec = new CursorCodec(PEPPER);
   try {
     const live = await measure(server.base, key.key, pool, codec, listings(city), { version: now.version, now });

@@ -128,8 +128,6 @@ async function main(): Promise<void> {
   const { workspace, key } = await createWorkspace(pool, { plan: 'enterprise', name: 'feed' }, PEPPER, systemClock);
   await setPerMinute(pool, workspace.id, 10_000_000);
   const server = await benchServer(projectRoot, db.url, PEPPER, path.join(work, 'server-feed'));
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.once(signal, () => (server.child.kill('SIGTERM'), process.exit(130)));
   try {
     const stream = openStream(server.base, key.key);
     while (stream.started() === null) await sleep(50);

@@ -165,9 +165,6 @@ async function main(): Promise<void> {
   // Enterprise's monthly credits pay for any run; its per-minute limit must refuse no query.
   await setPerMinute(pool, workspace.id, 10_000_000);
   const server = await benchServer(projectRoot, db.url, PEPPER, path.join(work, 'server'));
-  // An interrupted bench must not leave its server running.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.once(signal, () => (server.child.kill('SIGTERM'), process.exit(130)));
   try {
     log(`posting ${rows.length} rows in calls of ${QUERIES_PER_CALL} on ${connections} connections`);
     const { answers, ms } = await post(server.base, key.key, rows);

@@ -168,9 +168,6 @@ async function main(): Promise<void> {
   await setPerMinute(pool, workspace.id, 10_000_000);
 
   const server = await startServer(db.url);
-  // An interrupted bench must not leave its server running.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.once(signal, () => (server.child.kill('SIGTERM'), process.exit(130)));
   let peakRss = 0;
   const sampler = setInterval(() => void rssMiB(server.child.pid!).then((m) => (peakRss = Math.max(peakRss, m))), 200);
   try {

@@ -47,7 +47,7 @@ export async function serverProcess(
 
 /**
  * The compiled server of checkout `root` on `url`, as the benches load it: on a free port, no scheduled jobs, snapshots
- * nor webhook delivery, its log passed through; resolves with its address.
+ * nor webhook delivery, its log passed through, stopped when the bench is interrupted; resolves with its address.
  */
 export async function benchServer(
   root: string,
@@ -69,5 +69,8 @@ export async function benchServer(
     },
     { compiledIn: root, stdout: 'inherit' },
   );
+  // An interrupted bench must not leave its server running.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => (child.kill('SIGTERM'), process.exit(130)));
   return { base: `http://127.0.0.1:${port}`, child };
 }
