@@ -482,6 +482,28 @@ describe('relevance pages: postings and walking agree with ranking every match',
     }
   });
 
+  it('agents of more matches than the rank-whole limit: ranked whole in one statement, never walked', async () => {
+    // The commonest agent words, alone and with weak words around them (CORPORATION SERVICE COMPANY is SERVICE).
+    const { rows } = await db.pool.query<{ word: string; n: number }>(
+      'SELECT word, n FROM registry.agent_words ORDER BY n DESC, word LIMIT 3',
+    );
+    const statements: string[] = [];
+    const version = async (): Promise<number> => 1;
+    const recorded = createSearch(recordingPool(statements), version, { rankWholeBelow: 1 });
+    for (const { word, n } of rows) {
+      assert.ok(n > 1, `${word} is held by more agents than the limit`);
+      for (const name of [word, `CORPORATION ${word} COMPANY`]) {
+        statements.length = 0;
+        const page = { limit: 2, offset: 0, name };
+        const [a, b] = await Promise.all([whole.agents(page), recorded.agents(page)]);
+        assert.deepEqual(b, a, name);
+        assert.ok(b.total > 1, name);
+        const walks = statements.filter((s) => s.includes('ORDER BY a.name_trgm'));
+        assert.deepEqual(walks, [], `${name} walked`);
+      }
+    }
+  });
+
   it('first words alone, some matches: exact tiers and the first-word index first, the rest ranked whole', async () => {
     const { rows } = await db.pool.query<{ word: string }>(
       `SELECT split_part(name_core, ' ', 1) AS word FROM registry.entities e

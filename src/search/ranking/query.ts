@@ -51,6 +51,11 @@ export interface RankedQuery {
    */
   readonly trigramOrder?: boolean;
   /**
+   * The matches lie far in trigram count from most queries, so a walk would filter millions of rows that fail the
+   * predicate: more matches than the rank-whole limit are ranked whole too (AGENTS, src/search/people.ts).
+   */
+  readonly neverWalk?: boolean;
+  /**
    * The prefix tier's best rows in final order (at most `need`, none of `exclude`, the exact tiers'),
    * when an index of their own serves them (a one-word query: first-word-tier.ts), or null when it
    * cannot serve this word cheaply (the tier is then read as any other).

@@ -112,6 +112,7 @@ function planByTotal(
     return { way: 'postings', maxRead: checked ? whole / CHECKED_POSTINGS_MAX_DIVISOR : Infinity };
   }
   if (q.trigramOrder) return { way: 'tiers in index order' };
+  if (q.neverWalk) return { way: 'rank whole' };
   // Up to a few times the rank-whole limit, matches the exact tiers (names equal to the query's, off
   // their own indexes) leave the page short of are ranked whole: the prefix tier's walk and the last
   // one's read the trigram-count index with the match predicate as a filter, and when the matches'
