@@ -108,6 +108,7 @@ export async function exportsBesideLoad(
   pepper: string,
   key: string,
   formats: readonly ExportFormat[],
+  nodeOptions?: string,
 ) {
   // Two words of a name, as users type them: a typical search, not the cheapest or the dearest.
   const { rows } = await pool.query<{ q: string }>(
@@ -118,7 +119,8 @@ export async function exportsBesideLoad(
   const names = rows.map((r) => r.q);
   const results = [];
   for (const format of formats) {
-    const server = await benchServer(projectRoot, db.url, pepper, path.join(work, `server-export-${format}`));
+    const dataDir = path.join(work, `server-export-${format}`);
+    const server = await benchServer(projectRoot, db.url, pepper, dataDir, nodeOptions);
     try {
       const load = searchLoad(server.base, key, names);
       await new Promise((resolve) => setTimeout(resolve, WARMUP_MS));

@@ -1,4 +1,5 @@
-// `npm run bench:cursor -- [--entities N] [--quick] [--repeats R] [--exports-only]`
+// `npm run bench:cursor -- [--entities N] [--quick] [--repeats R]`
+// `npm run bench:cursor -- --exports-only [--entities N] [--formats csv,parquet] [--database NAME] [--node-options FLAGS]`
 // Cursors (docs/contract.md, "Cursors") on a generated registry of N entities, through HTTP against the compiled
 // server: for each listing, the first page against pages deep in a cursor walk (at half, nine tenths and the end of
 // the listing, and page 10,000 where the listing is that long), each asked R times; the same listings at the
@@ -8,7 +9,8 @@
 // row before the page). Then every entity exported as CSV and as Parquet by the server's own worker: seconds, rows a
 // second, the file's size and the server's peak memory; then each again on a server started for it alone, beside a
 // concurrent search load timed before and during it (bench/cursor-exports.ts). Writes bench/results/cursor-<label>.json
-// (`--exports-only`: only the exports on servers of their own, into cursor-exports-<label>.json).
+// (`--exports-only`: only the exports on servers of their own, into cursor-exports-<label>.json, from `--database`
+// when another bench loaded the same files, on servers started with `--node-options` as their NODE_OPTIONS).
 import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -24,7 +26,7 @@ import { prepareDatabase } from '../src/main/database.js';
 import { datasetVersions, entitiesAt, type Versions } from '../src/search/pinned.js';
 import { Sql } from '../src/search/sql.js';
 import { percentiles, type Percentiles } from './report.js';
-import { exportAll, exportsBesideLoad } from './cursor-exports.js';
+import { exportAll, exportsBesideLoad, type ExportFormat } from './cursor-exports.js';
 import { build, cli, database, generateArgs, log, machine, work, writeResult } from './setup.js';
 import { benchServer } from '../test/support/server-process.js';
 
@@ -34,6 +36,10 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     repeats: { type: 'string', default: '30' },
     'exports-only': { type: 'boolean', default: false },
+    // With --exports-only: the formats, the database of the same files to read (another bench's), the server's flags.
+    formats: { type: 'string', default: 'csv,parquet' },
+    database: { type: 'string' },
+    'node-options': { type: 'string' },
   },
 });
 const entities = args.quick ? 20_000 : Number(args.entities);
@@ -204,7 +210,7 @@ async function main(): Promise<void> {
   }
   const files = (await readdir(dir)).sort().filter((f) => f !== 'match-rows.csv');
   const lastDaily = files.filter((f) => /^\d{8}c\.txt$/.test(f)).at(-1)!;
-  const db = await database(`bench_cursor_${entities}`);
+  const db = await database(args.database ?? `bench_cursor_${entities}`);
   const pool = createPool(db.url, 4);
   await prepareDatabase(pool);
   // The last daily file on its own, so its replaced rows are the history a walk pinned before it reads.
@@ -216,8 +222,12 @@ async function main(): Promise<void> {
   await setPerMinute(pool, workspace.id, 10_000_000);
   if (args['exports-only']) {
     try {
-      const beside = await exportsBesideLoad(pool, db, PEPPER, key.key, ['csv', 'parquet']);
-      await report({ label: `cursor-exports-${entities}`, exports_beside_load: beside });
+      const formats = args.formats.split(',') as ExportFormat[];
+      const nodeOptions = args['node-options'];
+      const beside = await exportsBesideLoad(pool, db, PEPPER, key.key, formats, nodeOptions);
+      const label = `cursor-exports-${entities}${nodeOptions ? '-node-options' : ''}`;
+      const figures = { server_node_options: nodeOptions ?? null, database: args.database ?? null };
+      await report({ label, ...figures, exports_beside_load: beside });
     } finally {
       await pool.end();
       await db.stop();

@@ -48,12 +48,14 @@ export async function serverProcess(
 /**
  * The compiled server of checkout `root` on `url`, as the benches load it: on a free port, no scheduled jobs, snapshots
  * nor webhook delivery, its log passed through, stopped when the bench is interrupted; resolves with its address.
+ * `nodeOptions`: the server's NODE_OPTIONS (V8's heap limits, say), the bench's own left as they are.
  */
 export async function benchServer(
   root: string,
   url: string,
   pepper: string,
   dataDir: string,
+  nodeOptions?: string,
 ): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   const child = await serverProcess(
@@ -66,6 +68,7 @@ export async function benchServer(
       SNAPSHOTS: '0',
       API_KEY_PEPPER: pepper,
       DATA_DIR: dataDir,
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
     },
     { compiledIn: root, stdout: 'inherit' },
   );
