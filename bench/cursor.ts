@@ -1,5 +1,6 @@
 // `npm run bench:cursor -- [--entities N] [--quick] [--repeats R]`
-// `npm run bench:cursor -- --exports-only [--entities N] [--formats csv,parquet] [--database NAME] [--node-options FLAGS]`
+// `npm run bench:cursor -- --exports-only [--entities N] [--formats csv,parquet] [--database NAME]
+//   [--node-options FLAGS]`
 // Cursors (docs/contract.md, "Cursors") on a generated registry of N entities, through HTTP against the compiled
 // server: for each listing, the first page against pages deep in a cursor walk (at half, nine tenths and the end of
 // the listing, and page 10,000 where the listing is that long), each asked R times; the same listings at the
