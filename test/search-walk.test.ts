@@ -482,7 +482,7 @@ describe('relevance pages: postings and walking agree with ranking every match',
     }
   });
 
-  it('agents of more matches than the rank-whole limit: ranked whole in one statement, never walked', async () => {
+  it('agents of more matches than the rank-whole limit: ranked whole, never walked', async () => {
     // The commonest agent words, alone and with weak words around them (CORPORATION SERVICE COMPANY is SERVICE).
     const { rows } = await db.pool.query<{ word: string; n: number }>(
       'SELECT word, n FROM registry.agent_words ORDER BY n DESC, word LIMIT 3',

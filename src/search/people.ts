@@ -233,7 +233,7 @@ const AGENTS: PersonQuery = {
   // Agents' words are mostly a common word alone once the weak ones are dropped (SERVICES: 527,047 of 8.6 million
   // agents at 12.6 million entities), whose matches' trigram counts lie far from the query's: each walk step filtered
   // up to 5 million rows. Ranked whole, every query of over 100,000 matches measured answered 3 to 15 times sooner
-  // (CORPORATION SERVICE COMPANY 24.4 → 2.0 s, LAW INC 13.8 → 1.2 s), the same page.
+  // (CORPORATION SERVICE COMPANY 24.4 → 1.1 s, LAW INC 13.8 → 0.5 s), the same page.
   neverWalk: true,
   // An agent's key keeps its legal form (SMITH LLC), its words do not.
   normHoldsEveryWord: false,
