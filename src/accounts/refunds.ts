@@ -27,6 +27,8 @@ export class Refunds {
   /** Refunds still to write, by kind, request and entries (a request can owe a part's refund beside the rest's). */
   private readonly owed = new Map<string, Owed>();
   private retry: NodeJS.Timeout | null = null;
+  /** The try in flight: a second one beside it would write again what it is writing. */
+  private trying: Promise<void> | null = null;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -90,7 +92,12 @@ export class Refunds {
       );
   }
 
-  private async retryOwed(): Promise<void> {
+  private retryOwed(): Promise<void> {
+    this.trying ??= this.tryOwed().finally(() => (this.trying = null));
+    return this.trying;
+  }
+
+  private async tryOwed(): Promise<void> {
     this.retry = null;
     // Real refunds first, then the doubtful checks': reservations and unseen each in one go, answers one by one
     // (each is its own transaction); on a refusal all wait for the next try.
@@ -110,9 +117,10 @@ export class Refunds {
 
   /** One last try at what is owed (a server stopping); what still fails is the sweeper's. */
   async close(): Promise<void> {
+    await this.trying;
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
-    await this.retryOwed();
+    if (this.owed.size > 0) await this.retryOwed();
     if (this.retry) clearTimeout(this.retry);
   }
 }
