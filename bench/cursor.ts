@@ -11,7 +11,8 @@
 // second, the file's size and the server's peak memory; then each again on a server started for it alone, beside a
 // concurrent search load timed before and during it (bench/cursor-exports.ts). Writes bench/results/cursor-<label>.json
 // (`--exports-only`: only the exports on servers of their own, into cursor-exports-<label>.json, from `--database`
-// when another bench loaded the same files, on servers started with `--node-options` as their NODE_OPTIONS).
+// when another bench loaded the same files, on servers started as `npm start` starts them or, with `--node-options`,
+// with those Node options instead: `--node-options ""` for none, V8's own heap sizing).
 import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -21,6 +22,7 @@ import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
 import { CursorCodec } from '../src/api/cursor.js';
 import { OPERATIONS } from '../src/api/operations/index.js';
 import { systemClock } from '../src/clock.js';
+import { serviceNodeOptions } from '../src/config/heap.js';
 import { projectRoot } from '../src/config/paths.js';
 import { createPool } from '../src/db/pool.js';
 import { prepareDatabase } from '../src/main/database.js';
@@ -226,8 +228,10 @@ async function main(): Promise<void> {
       const formats = args.formats.split(',') as ExportFormat[];
       const nodeOptions = args['node-options'];
       const beside = await exportsBesideLoad(pool, db, PEPPER, key.key, formats, nodeOptions);
-      const label = `cursor-exports-${entities}${nodeOptions ? '-node-options' : ''}`;
-      const figures = { server_node_options: nodeOptions ?? null, database: args.database ?? null };
+      const suffix = nodeOptions === undefined ? '' : nodeOptions === '' ? '-no-node-options' : '-node-options';
+      const label = `cursor-exports-${entities}${suffix}`;
+      const options = nodeOptions ?? serviceNodeOptions().join(' ');
+      const figures = { server_node_options: options, database: args.database ?? null };
       await report({ label, ...figures, exports_beside_load: beside });
     } finally {
       await pool.end();

@@ -10,6 +10,7 @@ import type { Config } from '../config/index.js';
 import { openServiceDatabase } from './database.js';
 import type { Database } from '../db/index.js';
 import { hugePagesAdvice } from '../db/tuning.js';
+import { heapLine } from '../config/heap.js';
 import { JOBS } from './jobs.js';
 import { startScheduler } from '../jobs/scheduler.js';
 import { startWebhookDelivery } from '../monitoring/delivery-loop.js';
@@ -69,8 +70,7 @@ export async function startServer(
       db.embedded && config.sample.enabled && !config.registrySource
         ? await seedSample(db.pool, config, out.seeding)
         : null;
-    const advice = await hugePagesAdvice(db.pool);
-    if (advice) log(advice);
+    for (const advice of [await hugePagesAdvice(db.pool), heapLine()]) if (advice) log(advice);
     const pepper = await resolvePepper(config);
     const demo = await demoWorkspace(db, config, pepper, clock);
     const built = await buildApp({ config, db, pepper, clock, notify: log });

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { serviceNodeOptions } from '../../src/config/heap.js';
 import { projectRoot } from '../../src/config/paths.js';
 
 export const freePort = (): Promise<number> =>
@@ -20,6 +21,8 @@ export interface ServerProcessOptions {
   stdout?: 'ignore' | 'inherit';
   /** `registry worker` (webhook delivery alone) rather than `registry serve`. */
   command?: keyof typeof READY;
+  /** Node's own options before the entry point (V8's heap limits, as the start scripts give them). */
+  nodeArgs?: readonly string[];
 }
 
 /** The line each command writes to stderr once it runs. */
@@ -34,7 +37,7 @@ export async function serverProcess(
     ? [path.join(opts.compiledIn, 'dist', 'cli', 'main.js')]
     : ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', 'main.ts')];
   const command = opts.command ?? 'serve';
-  const child = spawn(process.execPath, [...entry, command], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...entry, command], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', opts.stdout ?? 'ignore', 'pipe'],
   });
@@ -48,7 +51,7 @@ export async function serverProcess(
 /**
  * The compiled server of checkout `root` on `url`, as the benches load it: on a free port, no scheduled jobs, snapshots
  * nor webhook delivery, its log passed through, stopped when the bench is interrupted; resolves with its address.
- * `nodeOptions`: the server's NODE_OPTIONS (V8's heap limits, say), the bench's own left as they are.
+ * Node runs with the options `npm start` gives it (that checkout's package.json), or `nodeOptions` instead.
  */
 export async function benchServer(
   root: string,
@@ -68,9 +71,12 @@ export async function benchServer(
       SNAPSHOTS: '0',
       API_KEY_PEPPER: pepper,
       DATA_DIR: dataDir,
-      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
     },
-    { compiledIn: root, stdout: 'inherit' },
+    {
+      compiledIn: root,
+      stdout: 'inherit',
+      nodeArgs: nodeOptions === undefined ? serviceNodeOptions(root) : nodeOptions.split(/\s+/).filter(Boolean),
+    },
   );
   // An interrupted bench must not leave its server running.
   for (const signal of ['SIGINT', 'SIGTERM'] as const)

@@ -5,6 +5,7 @@ import { deliverDue } from '../../monitoring/delivery.js';
 import { deliveryMailer, startWebhookDelivery } from '../../monitoring/delivery-loop.js';
 import { systemClock } from '../../clock.js';
 import { resolvePepper } from '../../accounts/pepper.js';
+import { heapLine } from '../../config/heap.js';
 import { createServices } from '../../api/services.js';
 import { startExports } from '../../main/exports.js';
 import { startSnapshots } from '../../main/snapshots.js';
@@ -53,6 +54,8 @@ export function registerWorker(program: Command): void {
       await withDatabase(
         async (db, config) => {
           const stopped = stopSignal();
+          const heap = heapLine();
+          if (heap) logLine(heap);
           const delivery = startWebhookDelivery(db.pool, config, logLine);
           const services = createServices(db, systemClock, {
             pepper: await resolvePepper(config),
