@@ -227,6 +227,8 @@ export const TYPO_TARGETS: ReadonlyArray<{
 export interface Report {
   label: string;
   machine: Record<string, unknown>;
+  /** The Node options the server ran with (the start scripts' unless the run named others). */
+  server_node_options: string;
   entities: number;
   connections: number;
   import: {
@@ -349,7 +351,7 @@ export async function report(r: Report): Promise<{ json: string; md: string; rel
     'Import, as the importer recorded it: quarterly snapshot (corporate and events, indexes included) ' +
       `${r.import.snapshot_seconds} s (${Math.round(r.import.snapshot_seconds / 6) / 10} min), ` +
       `slowest daily file ${r.import.daily_seconds_max} s, all files ${r.import.total_seconds} s. ` +
-      `Server peak RSS: ${r.server_peak_rss_mib} MiB.`,
+      `Server peak RSS: ${r.server_peak_rss_mib} MiB, Node options: ${r.server_node_options || 'none'}.`,
     '',
     '| file | records | seconds |',
     '|---|---:|---:|',

@@ -1,5 +1,5 @@
 // `npm run bench -- --entities N [--quick] [--queries K] [--connections C] [--seed S]
-//                   [--skip-naive | --naive-queries M]`
+//                   [--skip-naive | --naive-queries M] [--node-options FLAGS]`
 // Generates (or reuses) a registry of N entities, imports it, starts the server (compiled, as a
 // child process), runs the realistic mix through HTTP with autocannon, runs the naive pg_trgm design
 // on the same database, and writes bench/results/<label>.json and .md. Prints figures; fails only
@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { serviceNodeOptions } from '../src/config/heap.js';
 import type pg from 'pg';
 import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
 import { systemClock } from '../src/clock.js';
@@ -44,6 +45,8 @@ const { values: args } = parseArgs({
     seed: { type: 'string', default: String(DEFAULT_SEED) },
     'skip-naive': { type: 'boolean', default: false },
     'naive-queries': { type: 'string' },
+    // The server's Node options instead of the start scripts' ("" for none: V8's own heap sizing).
+    'node-options': { type: 'string' },
   },
 });
 const entities = args.quick ? 100_000 : Number(args.entities);
@@ -102,7 +105,10 @@ function spread<T>(queries: readonly T[], max: number): T[] {
   return Array.from({ length: max }, (_, i) => queries[Math.floor(i * step)]!);
 }
 
-const startServer = (url: string) => benchServer(projectRoot, url, PEPPER, path.join(work, 'server'));
+const nodeOptions = args['node-options'];
+const startServer = (url: string) => benchServer(projectRoot, url, PEPPER, path.join(work, 'server'), nodeOptions);
+/** A run whose server was given other Node options than the start scripts' is labelled so. */
+const optionsSuffix = nodeOptions === undefined ? '' : nodeOptions === '' ? '-no-node-options' : '-node-options';
 
 /** Runs `paths` through autocannon (each once), returning every response's latency in ms and its path. */
 async function load_(
@@ -215,7 +221,9 @@ async function main(): Promise<void> {
     const oneQueryPool = createPool(db.url, 16);
     const oneQuery = await routeRps(oneQueryPool).finally(() => oneQueryPool.end());
     const out = await report({
-      label: `${args.quick ? 'quick' : `full-${entities}`}${seed === DEFAULT_SEED ? '' : `-seed-${seed}`}`,
+      label:
+        `${args.quick ? 'quick' : `full-${entities}`}${seed === DEFAULT_SEED ? '' : `-seed-${seed}`}` + optionsSuffix,
+      server_node_options: nodeOptions ?? serviceNodeOptions().join(' '),
       machine: {
         cores: os.availableParallelism(),
         memory_gib: Math.round(os.totalmem() / 2 ** 30),
