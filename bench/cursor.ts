@@ -22,7 +22,6 @@ import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
 import { CursorCodec } from '../src/api/cursor.js';
 import { OPERATIONS } from '../src/api/operations/index.js';
 import { systemClock } from '../src/clock.js';
-import { serviceNodeOptions } from '../src/config/heap.js';
 import { projectRoot } from '../src/config/paths.js';
 import { createPool } from '../src/db/pool.js';
 import { prepareDatabase } from '../src/main/database.js';
@@ -30,7 +29,7 @@ import { datasetVersions, entitiesAt, type Versions } from '../src/search/pinned
 import { Sql } from '../src/search/sql.js';
 import { percentiles, type Percentiles } from './report.js';
 import { exportAll, exportsBesideLoad, type ExportFormat } from './cursor-exports.js';
-import { build, cli, database, generateArgs, log, machine, work, writeResult } from './setup.js';
+import { build, cli, database, generateArgs, log, machine, serverNodeOptions, work, writeResult } from './setup.js';
 import { benchServer } from '../test/support/server-process.js';
 
 const { values: args } = parseArgs({
@@ -228,9 +227,8 @@ async function main(): Promise<void> {
       const formats = args.formats.split(',') as ExportFormat[];
       const nodeOptions = args['node-options'];
       const beside = await exportsBesideLoad(pool, db, PEPPER, key.key, formats, nodeOptions);
-      const suffix = nodeOptions === undefined ? '' : nodeOptions === '' ? '-no-node-options' : '-node-options';
+      const { options, suffix } = serverNodeOptions(nodeOptions);
       const label = `cursor-exports-${entities}${suffix}`;
-      const options = nodeOptions ?? serviceNodeOptions().join(' ');
       const figures = { server_node_options: options, database: args.database ?? null };
       await report({ label, ...figures, exports_beside_load: beside });
     } finally {

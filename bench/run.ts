@@ -10,7 +10,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { serviceNodeOptions } from '../src/config/heap.js';
 import type pg from 'pg';
 import { createWorkspace, setPerMinute } from '../src/accounts/workspaces.js';
 import { systemClock } from '../src/clock.js';
@@ -31,7 +30,7 @@ import {
   type Slow,
   type Timed,
 } from './report.js';
-import { build, cli, database, generateArgs, log, routeRps, rssMiB, work } from './setup.js';
+import { build, cli, database, generateArgs, log, routeRps, rssMiB, serverNodeOptions, work } from './setup.js';
 import { benchServer } from '../test/support/server-process.js';
 
 /** The mix's draw unless --seed names another; results of another seed are labelled with it. */
@@ -107,8 +106,7 @@ function spread<T>(queries: readonly T[], max: number): T[] {
 
 const nodeOptions = args['node-options'];
 const startServer = (url: string) => benchServer(projectRoot, url, PEPPER, path.join(work, 'server'), nodeOptions);
-/** A run whose server was given other Node options than the start scripts' is labelled so. */
-const optionsSuffix = nodeOptions === undefined ? '' : nodeOptions === '' ? '-no-node-options' : '-node-options';
+const serverOptions = serverNodeOptions(nodeOptions);
 
 /** Runs `paths` through autocannon (each once), returning every response's latency in ms and its path. */
 async function load_(
@@ -222,8 +220,9 @@ async function main(): Promise<void> {
     const oneQuery = await routeRps(oneQueryPool).finally(() => oneQueryPool.end());
     const out = await report({
       label:
-        `${args.quick ? 'quick' : `full-${entities}`}${seed === DEFAULT_SEED ? '' : `-seed-${seed}`}` + optionsSuffix,
-      server_node_options: nodeOptions ?? serviceNodeOptions().join(' '),
+        `${args.quick ? 'quick' : `full-${entities}`}${seed === DEFAULT_SEED ? '' : `-seed-${seed}`}` +
+        serverOptions.suffix,
+      server_node_options: serverOptions.options,
       machine: {
         cores: os.availableParallelism(),
         memory_gib: Math.round(os.totalmem() / 2 ** 30),

@@ -7,6 +7,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import pg from 'pg';
+import { serviceNodeOptions } from '../src/config/heap.js';
 import { projectRoot } from '../src/config/paths.js';
 import { startEmbedded } from '../src/db/embedded.js';
 
@@ -94,6 +95,15 @@ export async function machine(): Promise<Record<string, unknown>> {
     node: process.version,
     bare_fastify_rps: Math.round(await routeRps()),
   };
+}
+
+/**
+ * The Node options a bench's server runs with (`--node-options`, or the start scripts' when absent) and the suffix of
+ * its result's label: none for the start scripts', `-node-options` for others, `-no-node-options` for "".
+ */
+export function serverNodeOptions(given: string | undefined): { options: string; suffix: string } {
+  if (given === undefined) return { options: serviceNodeOptions().join(' '), suffix: '' };
+  return { options: given, suffix: given === '' ? '-no-node-options' : '-node-options' };
 }
 
 /** Writes `out` as bench/results/<label>.json; its path. */
